@@ -1,0 +1,51 @@
+#pragma once
+// A RoCEv2 packet as it crosses the world boundary: addressing, decoded transport headers and a
+// payload. The simulated world moves Packet objects as they are; the real world encodes them to
+// UDP datagrams (wire/codec.h) and decodes what arrives.
+//
+// Payload: `length` is always the payload size. `bytes` holds the real bytes when there are any
+// (always in the real world; in simulation only for payloads software reads, such as transport
+// headers and control messages). `token` names the content of bulk data in simulation so that
+// integrity can be checked without carrying bytes.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bifrost/world/address.h"
+#include "bifrost/wire/headers.h"
+
+namespace bifrost::world {
+
+struct Payload {
+  uint32_t length = 0;
+  uint64_t token = 0;
+  std::vector<std::byte> bytes;  // capacity is kept when the packet is recycled
+};
+
+struct Packet {
+  Endpoint src;
+  Endpoint dst;
+  uint8_t dscp = 0;  // 6-bit DSCP; the priority class is derived from it
+  uint8_t ecn = 0;   // 2-bit ECN field: 0 not-ECT, 1/2 ECT, 3 CE
+  wire::RoceHeaders roce;
+  Payload payload;
+
+  // Restores the default state but keeps the payload buffer's capacity.
+  void clear();
+};
+
+namespace detail {
+struct PacketRecycler {
+  void operator()(Packet* p) const noexcept;
+};
+}  // namespace detail
+
+// Unique ownership of a pooled packet; destroying it returns the packet to its thread's pool.
+using PacketPtr = std::unique_ptr<Packet, detail::PacketRecycler>;
+
+// A cleared packet from this thread's pool. After warm-up no call allocates.
+PacketPtr make_packet();
+// Packets this thread's pool has created so far (in use plus free); for tests and benchmarks.
+std::size_t packets_allocated();
+
+}  // namespace bifrost::world
