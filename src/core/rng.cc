@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "bifrost/core/error.h"
+
 namespace bifrost {
 
 uint64_t mix64(uint64_t x) {
@@ -48,19 +50,23 @@ uint64_t RandomStream::next_u64() {
   return result;
 }
 
-double RandomStream::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+double RandomStream::uniform() {
+  return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
+}
 
 uint64_t RandomStream::uniform_int(uint64_t lo, uint64_t hi) {
+  __extension__ typedef unsigned __int128 u128;  // __extension__: allowed under -Wpedantic
+  if (lo > hi) throw Error("uniform_int: empty range [{}, {}], need lo <= hi", lo, hi);
   const uint64_t span = hi - lo;
   if (span == UINT64_MAX) return next_u64();
   const uint64_t n = span + 1;
   // Lemire's nearly-divisionless method: rejection keeps the result unbiased.
-  unsigned __int128 m = static_cast<unsigned __int128>(next_u64()) * n;
+  u128 m = static_cast<u128>(next_u64()) * n;
   uint64_t low = static_cast<uint64_t>(m);
   if (low < n) {
     const uint64_t threshold = (0 - n) % n;
     while (low < threshold) {
-      m = static_cast<unsigned __int128>(next_u64()) * n;
+      m = static_cast<u128>(next_u64()) * n;
       low = static_cast<uint64_t>(m);
     }
   }

@@ -16,8 +16,7 @@ Ipv4 parse_ipv4(const std::string& text) {
     unsigned octet = 0;
     auto [next, ec] = std::from_chars(p, end, octet);
     if (ec != std::errc() || next == p || next - p > 3 || octet > 255) {
-      throw Error("'{}' is not an IPv4 address (expected four numbers 0-255 like 10.0.0.1)",
-                  text);
+      throw Error("'{}' is not an IPv4 address (expected four numbers 0-255 like 10.0.0.1)", text);
     }
     value = (value << 8) | octet;
     p = next;
@@ -36,10 +35,12 @@ Ipv4 parse_ipv4(const std::string& text) {
 }
 
 std::string to_string(Ipv4 ip) {
-  return fmt::format("{}.{}.{}.{}", ip.value >> 24, (ip.value >> 16) & 0xFF,
-                     (ip.value >> 8) & 0xFF, ip.value & 0xFF);
+  return fmt::format("{}.{}.{}.{}", ip.value >> 24, (ip.value >> 16) & 0xFF, (ip.value >> 8) & 0xFF,
+                     ip.value & 0xFF);
 }
 
-std::string to_string(const Endpoint& ep) { return fmt::format("{}:{}", to_string(ep.ip), ep.port); }
+std::string to_string(const Endpoint& ep) {
+  return fmt::format("{}:{}", to_string(ep.ip), ep.port);
+}
 
 }  // namespace bifrost::world

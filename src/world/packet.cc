@@ -47,10 +47,16 @@ void Packet::clear() {
   payload.bytes.clear();
 }
 
-void detail::PacketRecycler::operator()(Packet* p) const noexcept { pool().release(p); }
+void detail::PacketRecycler::operator()(Packet* p) const noexcept {
+  pool().release(p);
+}
 
-PacketPtr make_packet() { return PacketPtr(pool().acquire()); }
+PacketPtr make_packet() {
+  return PacketPtr(pool().acquire());
+}
 
-std::size_t packets_allocated() { return pool().allocated(); }
+std::size_t packets_allocated() {
+  return pool().allocated();
+}
 
 }  // namespace bifrost::world

@@ -22,8 +22,14 @@ class Bytes {
   constexpr Bytes operator+(Bytes o) const { return Bytes(n_ + o.n_); }
   // Saturates at zero: a byte count never goes negative.
   constexpr Bytes operator-(Bytes o) const { return Bytes(n_ > o.n_ ? n_ - o.n_ : 0); }
-  constexpr Bytes& operator+=(Bytes o) { n_ += o.n_; return *this; }
-  constexpr Bytes& operator-=(Bytes o) { *this = *this - o; return *this; }
+  constexpr Bytes& operator+=(Bytes o) {
+    n_ += o.n_;
+    return *this;
+  }
+  constexpr Bytes& operator-=(Bytes o) {
+    *this = *this - o;
+    return *this;
+  }
   constexpr Bytes operator*(uint64_t k) const { return Bytes(n_ * k); }
   constexpr Bytes operator/(uint64_t k) const { return Bytes(n_ / k); }
 
@@ -32,9 +38,15 @@ class Bytes {
 };
 
 namespace literals {
-constexpr Bytes operator""_B(unsigned long long v) { return Bytes(v); }
-constexpr Bytes operator""_KiB(unsigned long long v) { return Bytes::KiB(v); }
-constexpr Bytes operator""_MiB(unsigned long long v) { return Bytes::MiB(v); }
+constexpr Bytes operator""_B(unsigned long long v) {
+  return Bytes(v);
+}
+constexpr Bytes operator""_KiB(unsigned long long v) {
+  return Bytes::KiB(v);
+}
+constexpr Bytes operator""_MiB(unsigned long long v) {
+  return Bytes::MiB(v);
+}
 }  // namespace literals
 
 }  // namespace bifrost

@@ -3,6 +3,7 @@
 // it never allocates: a callable that does not fit is a compile error, which keeps event and
 // packet hot paths free of heap traffic.
 #include <cstddef>
+#include <cstring>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -45,7 +46,7 @@ class InplaceFunction<R(Args...), Capacity> {
   R operator()(Args... args) { return ops_->invoke(storage_, std::forward<Args>(args)...); }
 
   void reset() {
-    if (ops_) ops_->destroy(storage_);
+    if (ops_ && !ops_->trivial) ops_->destroy(storage_);
     ops_ = nullptr;
   }
 
@@ -54,19 +55,39 @@ class InplaceFunction<R(Args...), Capacity> {
     R (*invoke)(void*, Args&&...);
     void (*move_to)(void* from, void* to) noexcept;
     void (*destroy)(void*) noexcept;
+    // Trivially copyable callables (lambdas capturing pointers and numbers, the common case)
+    // are moved with memcpy and need no destructor call: no indirect call on the hot path.
+    bool trivial;
   };
   template <typename D>
-  static constexpr Ops kOps{
-      [](void* s, Args&&... a) -> R { return (*static_cast<D*>(s))(std::forward<Args>(a)...); },
-      [](void* from, void* to) noexcept {
-        ::new (to) D(std::move(*static_cast<D*>(from)));
-        static_cast<D*>(from)->~D();
-      },
-      [](void* s) noexcept { static_cast<D*>(s)->~D(); }};
+  static R invoke_as(void* s, Args&&... a) {
+    // A void signature discards the callable's result, as std::function does.
+    if constexpr (std::is_void_v<R>) {
+      (*static_cast<D*>(s))(std::forward<Args>(a)...);
+    } else {
+      return (*static_cast<D*>(s))(std::forward<Args>(a)...);
+    }
+  }
+  template <typename D>
+  static void move_as(void* from, void* to) noexcept {
+    ::new (to) D(std::move(*static_cast<D*>(from)));
+    static_cast<D*>(from)->~D();
+  }
+  template <typename D>
+  static void destroy_as(void* s) noexcept {
+    static_cast<D*>(s)->~D();
+  }
+  template <typename D>
+  static constexpr Ops kOps{&invoke_as<D>, &move_as<D>, &destroy_as<D>,
+                            std::is_trivially_copyable_v<D>&& std::is_trivially_destructible_v<D>};
 
   void take(InplaceFunction&& o) noexcept {
     if (o.ops_) {
-      o.ops_->move_to(o.storage_, storage_);
+      if (o.ops_->trivial) {
+        std::memcpy(storage_, o.storage_, Capacity);
+      } else {
+        o.ops_->move_to(o.storage_, storage_);
+      }
       ops_ = o.ops_;
       o.ops_ = nullptr;
     }

@@ -12,6 +12,11 @@
 
 namespace bifrost {
 
+namespace detail {
+// __extension__ keeps -Wpedantic quiet about the GCC/Clang 128-bit integer.
+__extension__ typedef unsigned __int128 u128;
+}  // namespace detail
+
 class Rate {
  public:
   constexpr Rate() = default;
@@ -37,7 +42,7 @@ class Rate {
 
 // Time to put `n` bytes on a wire of rate `r`, rounded up to the next picosecond.
 constexpr Time serialization_time(Bytes n, Rate r) {
-  using u128 = unsigned __int128;
+  using detail::u128;
   const u128 num = static_cast<u128>(n.count()) * 8u * 1'000'000'000'000u;
   const u128 den = static_cast<u128>(r.bits_per_second());
   return Time::ps(static_cast<int64_t>((num + den - 1) / den));
@@ -45,7 +50,7 @@ constexpr Time serialization_time(Bytes n, Rate r) {
 
 // Whole bytes that rate `r` delivers in `t`, rounded down (a partial byte has not arrived).
 constexpr Bytes bytes_in(Time t, Rate r) {
-  using u128 = unsigned __int128;
+  using detail::u128;
   if (t <= Time::zero()) return Bytes(0);
   const u128 bits = static_cast<u128>(t.picoseconds()) * static_cast<u128>(r.bits_per_second());
   return Bytes(static_cast<uint64_t>(bits / (8u * static_cast<u128>(1'000'000'000'000u))));
@@ -53,7 +58,7 @@ constexpr Bytes bytes_in(Time t, Rate r) {
 
 // Rate that moves `n` bytes in `t`, rounded down to whole bits per second.
 constexpr Rate rate_of(Bytes n, Time t) {
-  using u128 = unsigned __int128;
+  using detail::u128;
   const u128 num = static_cast<u128>(n.count()) * 8u * 1'000'000'000'000u;
   return Rate::bps(static_cast<int64_t>(num / static_cast<u128>(t.picoseconds())));
 }

@@ -22,7 +22,7 @@ class RandomStream {
   uint64_t next_u64();
   // Uniform in [0, 1) with 53 bits of precision.
   double uniform();
-  // Uniform integer in [lo, hi], inclusive, without modulo bias.
+  // Uniform integer in [lo, hi], inclusive, without modulo bias; throws Error if lo > hi.
   uint64_t uniform_int(uint64_t lo, uint64_t hi);
   bool bernoulli(double p) { return uniform() < p; }
   // Exponentially distributed with the given mean.

@@ -16,10 +16,16 @@ class Time {
   static constexpr Time us(int64_t v) { return Time(v * 1'000'000); }
   static constexpr Time ms(int64_t v) { return Time(v * 1'000'000'000); }
   static constexpr Time s(int64_t v) { return Time(v * 1'000'000'000'000); }
-  // Rounds to the nearest picosecond; for configuration input, never for hot paths.
+  // Rounds to the nearest picosecond, halves away from zero; for configuration input, never for
+  // hot paths. Rounds the exact fractional part: adding 0.5 before truncating goes wrong where
+  // p + 0.5 is not representable (odd picosecond counts between 2^52 and 2^53).
   static constexpr Time from_seconds(double seconds) {
-    double p = seconds * 1e12;
-    return Time(static_cast<int64_t>(p < 0 ? p - 0.5 : p + 0.5));
+    const double p = seconds * 1e12;
+    auto whole = static_cast<int64_t>(p);
+    const double frac = p - static_cast<double>(whole);
+    if (frac >= 0.5) ++whole;
+    if (frac <= -0.5) --whole;
+    return Time(whole);
   }
   static constexpr Time zero() { return Time(0); }
   static constexpr Time max() { return Time(std::numeric_limits<int64_t>::max()); }
@@ -32,8 +38,14 @@ class Time {
   constexpr auto operator<=>(const Time&) const = default;
   constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
   constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
-  constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
-  constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
+  constexpr Time& operator+=(Time o) {
+    ps_ += o.ps_;
+    return *this;
+  }
+  constexpr Time& operator-=(Time o) {
+    ps_ -= o.ps_;
+    return *this;
+  }
   constexpr Time operator*(int64_t k) const { return Time(ps_ * k); }
   constexpr Time operator/(int64_t k) const { return Time(ps_ / k); }
   constexpr int64_t operator/(Time o) const { return ps_ / o.ps_; }
@@ -44,6 +56,8 @@ class Time {
   int64_t ps_ = 0;
 };
 
-constexpr Time operator*(int64_t k, Time t) { return t * k; }
+constexpr Time operator*(int64_t k, Time t) {
+  return t * k;
+}
 
 }  // namespace bifrost

@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "bifrost/world/address.h"
 #include "bifrost/wire/headers.h"
+#include "bifrost/world/address.h"
 
 namespace bifrost::world {
 

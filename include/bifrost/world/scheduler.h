@@ -9,8 +9,8 @@
 
 namespace bifrost::world {
 
-// A callback run when a timer fires. Captures must fit in 48 bytes: no allocation per timer.
-using TimerCallback = InplaceFunction<void(), 48>;
+// A callback run when a timer fires. Captures must fit in 40 bytes: no allocation per timer.
+using TimerCallback = InplaceFunction<void(), 40>;
 
 // Names one scheduled callback. The default value names nothing; cancelling it is a no-op.
 struct TimerId {

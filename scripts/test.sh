@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up and runs every test: the whole suite once under ASan+UBSan at -O1, a bounded fuzzing
+# run of every libFuzzer target, and a smoke run of the main job in Release.
+# Environment: BIFROST_PROPERTY_SEEDS (seeds per property test, default 20),
+#              BIFROST_FUZZ_SECONDS (per fuzz target, default 30).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export BIFROST_PROPERTY_SEEDS=${BIFROST_PROPERTY_SEEDS:-20}
+fuzz_seconds=${BIFROST_FUZZ_SECONDS:-30}
+
+step() { printf '\n== %s (%s)\n' "$1" "$(date +%T)"; }
+
+step "dependencies"
+scripts/setup.sh
+
+step "unit, property, integration and system tests under ASan+UBSan"
+scripts/build.sh asan
+ctest --test-dir build/asan --output-on-failure -j "$(nproc)" --timeout 600
+
+step "fuzzing (${fuzz_seconds}s per target)"
+scripts/build.sh fuzz
+scripts/fuzz.sh "$fuzz_seconds"
+
+step "main job smoke run (Release)"
+scripts/build.sh release
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+build/release/tools/bifrost-wire-demo "$tmp/demo.pcap" >"$tmp/demo.txt"
+tail -n 3 "$tmp/demo.txt"
+
+step "all tests passed"
