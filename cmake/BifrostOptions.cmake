@@ -14,6 +14,17 @@ if(BIFROST_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+if(BIFROST_FUZZ)
+  # Coverage feedback needs the code under test instrumented, not only the harnesses, so the
+  # fuzz build instruments everything; fuzz targets add -fsanitize=fuzzer at link time.
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "BIFROST_FUZZ needs clang for libFuzzer: -DCMAKE_CXX_COMPILER=clang++-14")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
 # bifrost_add_library(name SOURCES ... DEPS ...): one static library per layer.
 function(bifrost_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})

@@ -58,6 +58,7 @@ class InplaceFunction<R(Args...), Capacity> {
     // Trivially copyable callables (lambdas capturing pointers and numbers, the common case)
     // are moved with memcpy and need no destructor call: no indirect call on the hot path.
     bool trivial;
+    std::size_t size;  // bytes of storage the callable occupies
   };
   template <typename D>
   static R invoke_as(void* s, Args&&... a) {
@@ -78,13 +79,15 @@ class InplaceFunction<R(Args...), Capacity> {
     static_cast<D*>(s)->~D();
   }
   template <typename D>
-  static constexpr Ops kOps{&invoke_as<D>, &move_as<D>, &destroy_as<D>,
-                            std::is_trivially_copyable_v<D>&& std::is_trivially_destructible_v<D>};
+  static constexpr bool kTrivial =
+      std::is_trivially_copyable_v<D> && std::is_trivially_destructible_v<D>;
+  template <typename D>
+  static constexpr Ops kOps{&invoke_as<D>, &move_as<D>, &destroy_as<D>, kTrivial<D>, sizeof(D)};
 
   void take(InplaceFunction&& o) noexcept {
     if (o.ops_) {
       if (o.ops_->trivial) {
-        std::memcpy(storage_, o.storage_, Capacity);
+        std::memcpy(storage_, o.storage_, o.ops_->size);
       } else {
         o.ops_->move_to(o.storage_, storage_);
       }

@@ -16,16 +16,16 @@ inline constexpr uint32_t kPsnMask = 0x00FF'FFFF;  // PSNs and QPNs are 24-bit
 // Base Transport Header, 12 bytes.
 struct Bth {
   Opcode opcode = Opcode::kRcSendOnly;
-  bool solicited = false;      // SE
-  bool migration = true;       // M (RoCE NICs send 1)
-  uint8_t pad_count = 0;       // 0..3 bytes of padding before the ICRC
-  uint8_t version = 0;         // TVer
+  bool solicited = false;  // SE
+  bool migration = true;   // M (RoCE NICs send 1)
+  uint8_t pad_count = 0;   // 0..3 bytes of padding before the ICRC
+  uint8_t version = 0;     // TVer
   uint16_t pkey = kDefaultPkey;
-  bool fecn = false;           // byte 4 bit 7 (reserved in RoCEv2 ICRC masking)
-  bool becn = false;           // byte 4 bit 6
-  uint32_t dest_qp = 0;        // 24 bits
-  bool ack_request = false;    // A
-  uint32_t psn = 0;            // 24 bits
+  bool fecn = false;         // byte 4 bit 7 (reserved in RoCEv2 ICRC masking)
+  bool becn = false;         // byte 4 bit 6
+  uint32_t dest_qp = 0;      // 24 bits
+  bool ack_request = false;  // A
+  uint32_t psn = 0;          // 24 bits
   bool operator==(const Bth&) const = default;
 };
 
@@ -62,7 +62,9 @@ enum class NakCode : uint8_t {
 
 AckKind ack_kind(const Aeth& aeth);
 // Low five syndrome bits: credit count (ACK), RNR timer (RNR NAK) or NakCode (NAK).
-inline constexpr uint8_t syndrome_value(const Aeth& aeth) { return aeth.syndrome & 0x1F; }
+inline constexpr uint8_t syndrome_value(const Aeth& aeth) {
+  return aeth.syndrome & 0x1F;
+}
 Aeth make_ack(uint32_t msn, uint8_t credits = 0x1F);  // 0x1F: end-to-end credits not used
 Aeth make_rnr_nak(uint32_t msn, uint8_t timer);
 Aeth make_nak(uint32_t msn, NakCode code);
@@ -79,7 +81,9 @@ struct RoceHeaders {
 };
 
 // PSN arithmetic modulo 2^24.
-inline constexpr uint32_t psn_add(uint32_t psn, uint32_t n) { return (psn + n) & kPsnMask; }
+inline constexpr uint32_t psn_add(uint32_t psn, uint32_t n) {
+  return (psn + n) & kPsnMask;
+}
 // Signed distance from `from` to `to` in the 24-bit circle, in [-2^23, 2^23).
 inline constexpr int32_t psn_diff(uint32_t to, uint32_t from) {
   return static_cast<int32_t>(((to - from) & kPsnMask) << 8) >> 8;

@@ -1,0 +1,58 @@
+#pragma once
+// Encoding and decoding of the RoCEv2 UDP payload: BTH, the extended headers the opcode implies
+// (DETH, RETH, AETH, ImmDt, in that order), payload, pad and ICRC. This is what a UDP socket
+// sends and receives; frame.h adds the IPv4, UDP and Ethernet headers around it.
+//
+// Encoders write into a caller-supplied buffer and decoders return views into their input:
+// neither allocates, throws, or touches a byte outside the spans they are given.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "bifrost/wire/headers.h"
+#include "bifrost/wire/icrc.h"
+#include "bifrost/wire/ip_udp.h"
+#include "bifrost/wire/result.h"
+
+namespace bifrost::wire {
+
+inline constexpr std::size_t kBthSize = 12;
+inline constexpr std::size_t kDethSize = 8;
+inline constexpr std::size_t kRethSize = 16;
+inline constexpr std::size_t kAethSize = 4;
+inline constexpr std::size_t kImmDtSize = 4;
+
+// Pad bytes that make a payload of this size a multiple of 4 bytes.
+constexpr uint8_t pad_for(std::size_t payload_size) {
+  return static_cast<uint8_t>((4 - payload_size % 4) % 4);
+}
+
+// BTH through ImmDt for a supported opcode.
+std::size_t header_size(Opcode op);
+// The whole UDP payload: headers, payload, pad and ICRC.
+std::size_t udp_payload_size(Opcode op, std::size_t payload_size);
+
+// A decoded UDP payload. `payload` points into the decoded bytes and excludes the pad.
+struct RoceView {
+  RoceHeaders headers;
+  std::span<const std::byte> payload;
+  uint32_t icrc = 0;  // the ICRC as carried
+};
+
+// Encodes `headers` and `payload` as a UDP payload into `out` and returns its size. The ICRC is
+// computed over the IPv4 and UDP headers that `ip` describes, exactly as encode_ip_udp writes
+// them. headers.bth.pad_count is not read: the pad follows from the payload size. Headers the
+// opcode does not carry are ignored. On error the bytes of `out` are unspecified.
+Result<std::size_t> encode_udp_payload(const IpUdpInfo& ip, const RoceHeaders& headers,
+                                       std::span<const std::byte> payload,
+                                       std::span<std::byte> out);
+
+// Parses a UDP payload. The ICRC is returned, not checked: it covers the IP and UDP headers,
+// which this function does not see (use icrc_matches or decode_ipv4_packet).
+Result<RoceView> decode_udp_payload(std::span<const std::byte> udp_payload);
+
+// True if the ICRC at the end of `udp_payload` matches the packet sent inside the IPv4 and UDP
+// headers that `ip` describes.
+bool icrc_matches(const IpUdpInfo& ip, std::span<const std::byte> udp_payload);
+
+}  // namespace bifrost::wire
