@@ -28,4 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 build/release/tools/bifrost-wire-demo "$tmp/demo.pcap" >"$tmp/demo.txt"
 tail -n 3 "$tmp/demo.txt"
 
+step "benchmark smoke run (Release; figures are informative, never pass/fail)"
+build/release/bench/bench_event_kernel --benchmark_min_time=0.1 2>&1 | tail -n 4
+
 step "all tests passed"

@@ -38,6 +38,19 @@ TEST(RadixQueue, EqualTimesPopInInsertionOrder) {
   EXPECT_TRUE(q.empty());
 }
 
+TEST(RadixQueue, SortsRunsSpanningMoreThan2To57Picoseconds) {
+  RadixQueue q;
+  const uint64_t big = uint64_t{1} << 61;
+  const uint64_t times[] = {big + 9, 5, big, big + 9, uint64_t{1} << 58, 5, big - 1};
+  Reference ref;
+  for (uint32_t i = 0; i < 7; ++i) {
+    q.push(times[i], i);
+    ref[{times[i], i}] = i;
+  }
+  while (!ref.empty()) expect_pop_matches(q, ref);
+  EXPECT_TRUE(q.empty());
+}
+
 TEST(RadixQueue, PushBelowLastAfterRunIsPurgedIsRebased) {
   RadixQueue q;
   for (uint32_t i = 0; i < 10; ++i) q.push(100 + i, i);

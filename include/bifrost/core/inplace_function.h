@@ -80,7 +80,7 @@ class InplaceFunction<R(Args...), Capacity> {
   }
   template <typename D>
   static constexpr bool kTrivial =
-      std::is_trivially_copyable_v<D> && std::is_trivially_destructible_v<D>;
+      std::is_trivially_copyable_v<D>&& std::is_trivially_destructible_v<D>;
   template <typename D>
   static constexpr Ops kOps{&invoke_as<D>, &move_as<D>, &destroy_as<D>, kTrivial<D>, sizeof(D)};
 

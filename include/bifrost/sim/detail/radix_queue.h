@@ -119,10 +119,7 @@ class RadixQueue {
       occupied_ &= ~bit(b);
       if (source.size() <= kRunMax) {
         // Every item in higher buckets is later than every item here: sort this one and go.
-        for (std::size_t i = 0; i < source.size(); ++i) source[i].order = static_cast<uint32_t>(i);
-        std::sort(source.begin(), source.end(), [](const Item& x, const Item& y) {
-          return x.time < y.time || (x.time == y.time && x.order < y.order);
-        });
+        sort_run(source);
         last_ = source.back().time;  // shares all bits above b-1 with the old last_
         run_.swap(source);
         return;
@@ -133,6 +130,29 @@ class RadixQueue {
       for (const Item& item : source) append(item);  // every item lands below bucket b
       source.clear();
     }
+  }
+
+  // Sorts a small bucket by (time, position). Equal times are already in insertion order, so
+  // the position breaks ties. When the bucket's span allows, each item's time is temporarily
+  // replaced by (time - min) << 6 | position, so the sort compares single 64-bit words.
+  static void sort_run(std::vector<Item>& items) {
+    static_assert(kRunMax <= 64, "positions must fit the 6 low bits of the sort key");
+    uint64_t lo = items[0].time, hi = items[0].time;
+    for (const Item& item : items) {
+      lo = std::min(lo, item.time);
+      hi = std::max(hi, item.time);
+    }
+    const auto by_time = [](const Item& x, const Item& y) { return x.time < y.time; };
+    if (hi - lo < (uint64_t{1} << 57)) {
+      for (std::size_t i = 0; i < items.size(); ++i) items[i].time = (items[i].time - lo) << 6 | i;
+      std::sort(items.begin(), items.end(), by_time);
+      for (Item& item : items) item.time = lo + (item.time >> 6);
+      return;
+    }
+    for (std::size_t i = 0; i < items.size(); ++i) items[i].order = static_cast<uint32_t>(i);
+    std::sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
+      return x.time < y.time || (x.time == y.time && x.order < y.order);
+    });
   }
 
   // A push below last_ that does not fit the run happens only after a peek moved last_ past

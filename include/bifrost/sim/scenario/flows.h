@@ -1,0 +1,21 @@
+#pragma once
+// From a parsed scenario to the list of flows to simulate.
+#include <vector>
+
+#include "bifrost/sim/scenario/scenario.h"
+#include "bifrost/sim/workload/flow.h"
+
+namespace bifrost::sim::scenario {
+
+// The flows of one workload, tagged with its name, drawn from the random stream
+// RandomStream(seed, "workload/<name>"). A load with reference "host" is relative to each
+// source's host link (LoadReference::per_source); any other reference names a link class whose
+// single-link rate all sources share (LoadReference::aggregate).
+std::vector<workload::Flow> workload_flows(const WorkloadConfig& config, const Topology& topology,
+                                           uint64_t seed);
+
+// The flows of every workload, merged in order of start time (ties in workload order) and
+// numbered 0, 1, ...
+std::vector<workload::Flow> build_flows(const Scenario& scenario);
+
+}  // namespace bifrost::sim::scenario

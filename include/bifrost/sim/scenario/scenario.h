@@ -1,0 +1,146 @@
+#pragma once
+// A scenario: everything `bifrost-sim run scenario.toml` needs to know, as plain structs. The
+// TOML schema is documented key by key in docs/scenarios.md; parse_scenario turns a file into
+// these structs, and reports any unknown key, wrong type or impossible value with the file,
+// line and column and the valid choices.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "bifrost/core/bytes.h"
+#include "bifrost/core/time.h"
+#include "bifrost/sim/scenario/topology.h"
+#include "bifrost/sim/workload/flow.h"
+#include "bifrost/sim/workload/flow_files.h"
+#include "bifrost/sim/workload/flow_size_cdf.h"
+
+namespace bifrost::sim::scenario {
+
+// When the run ends: when every flow has finished (bounded by `duration` if set), or at
+// `duration` whatever is still running.
+enum class StopRule { flows_done, duration };
+
+struct SimulationConfig {
+  uint64_t seed = 1;
+  std::optional<Time> duration;
+  StopRule stop = StopRule::flows_done;
+  Bytes mtu{1000};                // payload bytes per packet
+  std::optional<Time> progress;  // print progress every this much simulated time
+};
+
+struct EcnConfig {
+  Bytes kmin;  // queue length where marking starts
+  Bytes kmax;  // queue length where the marking probability reaches pmax
+  double pmax = 0;
+  bool operator==(const EcnConfig&) const = default;
+};
+
+enum class PfcThreshold {
+  static_bytes,  // pause above xoff bytes queued at an ingress, resume below xon
+  dynamic,       // pause above alpha x free shared buffer, resume resume_offset below that
+};
+
+struct PfcConfig {
+  bool enabled = false;
+  PfcThreshold threshold = PfcThreshold::dynamic;
+  Bytes xoff;           // static only
+  Bytes xon;            // static only
+  Bytes resume_offset;  // dynamic only
+  // Per ingress port and priority; nullopt: size it from the link (pfc_headroom below).
+  std::optional<Bytes> headroom;
+};
+
+struct SwitchConfig {
+  Bytes buffer = Bytes(12'000'000);  // shared buffer per switch
+  double alpha = 1.0;                // dynamic-threshold factor of the shared buffer
+  std::optional<EcnConfig> ecn;      // nullopt: no ECN marking
+  PfcConfig pfc;
+};
+
+// The headroom that absorbs what is in flight after a pause is sent: a round trip of the link
+// at line rate plus one MTU-sized packet in serialization at each end,
+// 2 * rate * delay + 2 * mtu bytes.
+Bytes pfc_headroom(const LinkSpec& link, Bytes mtu);
+
+struct PoissonWorkload {
+  std::shared_ptr<const workload::FlowSizeCdf> sizes;
+  std::string sizes_name;  // "websearch", the CDF path as written, or "constant <n> bytes"
+  double load = 0;
+  std::string reference = "host";  // "host" (each source's own link) or a link class
+  std::vector<uint32_t> sources;
+  std::vector<uint32_t> destinations;
+  Time start;
+  std::optional<Time> duration;
+  std::optional<uint64_t> max_flows;
+};
+
+struct IncastWorkload {
+  std::vector<uint32_t> senders;
+  uint32_t receiver = 0;
+  Bytes size;
+  Time start;
+  Time jitter;
+  uint32_t rounds = 1;
+  Time period;
+};
+
+struct AllToAllWorkload {
+  std::vector<uint32_t> hosts;
+  Bytes size;
+  Time start;
+  Time jitter;
+};
+
+struct PermutationWorkload {
+  std::vector<uint32_t> hosts;
+  Bytes size;
+  Time start;
+  Time jitter;
+};
+
+struct FileWorkload {
+  workload::FlowFileFormat format = workload::FlowFileFormat::csv;
+  std::filesystem::path path;  // resolved against the scenario file's folder
+  workload::HtsimTimeUnit time_unit = workload::HtsimTimeUnit::picoseconds;
+  std::vector<workload::Flow> flows;  // read while parsing, so file errors surface early
+};
+
+struct WorkloadConfig {
+  std::string name;  // unique; tags the flows and names the random stream
+  uint8_t priority = 0;
+  std::variant<PoissonWorkload, IncastWorkload, AllToAllWorkload, PermutationWorkload,
+               FileWorkload>
+      spec;
+};
+
+struct MetricsConfig {
+  std::optional<Time> throughput_interval;  // nullopt: no throughput samples
+  std::optional<Time> queue_interval;       // nullopt: no queue samples
+  // Upper edges of the flow-size buckets for FCT slowdown: [0, e1), [e1, e2), ..., [en, inf).
+  std::vector<Bytes> size_buckets = {Bytes(10'000), Bytes(100'000), Bytes(1'000'000)};
+  std::vector<double> percentiles = {50, 95, 99, 99.9};
+  bool flow_records = true;  // write one row per flow to flows.csv
+};
+
+struct Scenario {
+  std::string source;  // the file name, for messages
+  SimulationConfig simulation;
+  Topology topology;
+  SwitchConfig switches;
+  std::vector<WorkloadConfig> workloads;
+  MetricsConfig metrics;
+};
+
+// Parses scenario TOML `text`; `name` appears in messages, and relative paths inside (CDF and
+// flow files) are resolved against `base_dir`. Throws Error "name:line:column: ...".
+Scenario parse_scenario(std::string_view text, std::string_view name,
+                        const std::filesystem::path& base_dir);
+// Reads and parses a scenario file; relative paths are resolved against its folder.
+Scenario load_scenario(const std::filesystem::path& file);
+
+}  // namespace bifrost::sim::scenario
