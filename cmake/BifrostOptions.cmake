@@ -33,12 +33,14 @@ function(bifrost_add_library name)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE bifrost_options)
 endfunction()
 
-# bifrost_add_test(name SOURCES ... DEPS ... [LABELS ...]): a GoogleTest binary registered
-# with CTest test by test.
+# bifrost_add_test(name SOURCES ... DEPS ... [LABELS label]): a GoogleTest binary registered
+# with CTest test by test. One label only: gtest_discover_tests would split a list and lose
+# the properties after it.
 function(bifrost_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "LABELS" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main bifrost_options)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # tests/support/
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}"
                        ENVIRONMENT "BIFROST_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endfunction()

@@ -100,6 +100,8 @@ void EventKernel::run_front() {
   now_ = Time::ps(static_cast<int64_t>(item.time));
   --live_;
   ++executed_;
+  // Slots have stable addresses, so the callback runs in place even if it schedules more
+  // events; the slot is freed afterwards so a callback cannot cancel itself into reuse.
   Slot& s = slot(item.id);
   s.state = Slot::State::kRunning;  // cancel() from inside its own callback is a no-op
   s.callback();

@@ -58,7 +58,6 @@ class InplaceFunction<R(Args...), Capacity> {
     // Trivially copyable callables (lambdas capturing pointers and numbers, the common case)
     // are moved with memcpy and need no destructor call: no indirect call on the hot path.
     bool trivial;
-    std::size_t size;  // bytes of storage the callable occupies
   };
   template <typename D>
   static R invoke_as(void* s, Args&&... a) {
@@ -82,12 +81,12 @@ class InplaceFunction<R(Args...), Capacity> {
   static constexpr bool kTrivial =
       std::is_trivially_copyable_v<D>&& std::is_trivially_destructible_v<D>;
   template <typename D>
-  static constexpr Ops kOps{&invoke_as<D>, &move_as<D>, &destroy_as<D>, kTrivial<D>, sizeof(D)};
+  static constexpr Ops kOps{&invoke_as<D>, &move_as<D>, &destroy_as<D>, kTrivial<D>};
 
   void take(InplaceFunction&& o) noexcept {
     if (o.ops_) {
       if (o.ops_->trivial) {
-        std::memcpy(storage_, o.storage_, o.ops_->size);
+        std::memcpy(storage_, o.storage_, Capacity);  // constant size: inlined, no call
       } else {
         o.ops_->move_to(o.storage_, storage_);
       }
@@ -96,7 +95,9 @@ class InplaceFunction<R(Args...), Capacity> {
     }
   }
 
-  alignas(std::max_align_t) std::byte storage_[Capacity];
+  // Zero-initialised so that the whole-capacity copy of a trivial callable reads no
+  // indeterminate bytes.
+  alignas(std::max_align_t) std::byte storage_[Capacity]{};
   const Ops* ops_ = nullptr;
 };
 

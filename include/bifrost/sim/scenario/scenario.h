@@ -29,7 +29,7 @@ struct SimulationConfig {
   uint64_t seed = 1;
   std::optional<Time> duration;
   StopRule stop = StopRule::flows_done;
-  Bytes mtu{1000};                // payload bytes per packet
+  Bytes mtu{1000};               // payload bytes per packet
   std::optional<Time> progress;  // print progress every this much simulated time
 };
 
@@ -113,8 +113,7 @@ struct FileWorkload {
 struct WorkloadConfig {
   std::string name;  // unique; tags the flows and names the random stream
   uint8_t priority = 0;
-  std::variant<PoissonWorkload, IncastWorkload, AllToAllWorkload, PermutationWorkload,
-               FileWorkload>
+  std::variant<PoissonWorkload, IncastWorkload, AllToAllWorkload, PermutationWorkload, FileWorkload>
       spec;
 };
 

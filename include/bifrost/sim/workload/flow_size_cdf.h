@@ -17,6 +17,9 @@
 
 namespace bifrost::sim::workload {
 
+// Sizes stay exact through the interpolation's double arithmetic up to 2^53 bytes (8 PiB).
+inline constexpr uint64_t kMaxCdfBytes = uint64_t{1} << 53;
+
 struct CdfPoint {
   uint64_t bytes = 0;
   double fraction = 0;  // P(size <= bytes), in [0, 1]
@@ -26,8 +29,9 @@ struct CdfPoint {
 
 class FlowSizeCdf {
  public:
-  // Throws Error, naming `source`, unless there are at least two points, sizes and fractions
-  // never decrease, no point repeats, the first fraction is exactly 0 and the last exactly 1.
+  // Throws Error, naming `source`, unless there are at least two points, sizes are at most
+  // kMaxCdfBytes, sizes and fractions never decrease, no point repeats, the first fraction is
+  // exactly 0 and the last exactly 1.
   FlowSizeCdf(std::vector<CdfPoint> points, std::string source);
 
   // Every flow has `size` bytes (size >= 1).

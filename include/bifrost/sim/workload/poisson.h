@@ -34,7 +34,7 @@ struct StopCondition {
 
 struct PoissonSpec {
   std::vector<uint32_t> sources;       // distinct host indices that start flows
-  std::vector<uint32_t> destinations;  // candidates; a flow never goes to its own source
+  std::vector<uint32_t> destinations;  // distinct candidates; never a flow's own source
   double load = 0;                     // > 0; may exceed 1 to study overload
   Rate reference_rate;
   LoadReference reference = LoadReference::per_source;
@@ -50,8 +50,8 @@ double mean_interarrival_ps(const PoissonSpec& spec, const FlowSizeCdf& sizes);
 // The flows in order of start time (ties in source order), ids 0, 1, ... in that order.
 // Source s draws from rng.fork("source/<s>"): interval, then destination, then size, so a
 // source's flows do not depend on which other sources exist. Throws Error for an invalid spec:
-// no sources, a repeated source, a source with no other destination, a priority of 8 or more,
-// a load that is not a positive finite number, a zero rate or no stop bound.
+// no sources, a repeated source or destination, a source with no other destination, a priority of 8
+// or more, a load that is not a positive finite number, a zero rate or no stop bound.
 std::vector<Flow> generate_poisson(const PoissonSpec& spec, const FlowSizeCdf& sizes,
                                    const RandomStream& rng);
 

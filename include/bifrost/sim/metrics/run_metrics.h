@@ -1,0 +1,30 @@
+#pragma once
+// Everything one run measures, gathered for the writers.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "bifrost/core/time.h"
+#include "bifrost/sim/metrics/counters.h"
+#include "bifrost/sim/metrics/flow_metrics.h"
+#include "bifrost/sim/metrics/time_series.h"
+
+namespace bifrost::sim::metrics {
+
+struct RunMetrics {
+  FlowMetrics flows;
+  ThroughputSeries throughput;
+  QueueSeries queues;
+  PauseCounters pauses;
+  DropCounters drops;
+};
+
+// What the summary says about the run itself.
+struct RunInfo {
+  std::string scenario;  // the scenario file
+  uint64_t seed = 0;
+  Time simulated;                      // simulated time at the end of the run
+  std::optional<double> wall_seconds;  // real time taken, when measured
+};
+
+}  // namespace bifrost::sim::metrics

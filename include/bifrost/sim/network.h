@@ -1,0 +1,87 @@
+#pragma once
+// A simulated network built from a topology graph: hosts, switches and links from net/, with
+// shortest-path ECMP routes and, when configured, PFC on every link end that can be paused.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bifrost/net/flowctl/pfc.h"
+#include "bifrost/net/host.h"
+#include "bifrost/net/link.h"
+#include "bifrost/net/switch.h"
+#include "bifrost/sim/scenario/scenario.h"
+#include "bifrost/sim/topology/graph.h"
+#include "bifrost/world/scheduler.h"
+
+namespace bifrost::sim {
+
+struct NetworkConfig {
+  scenario::SwitchConfig switches;
+  Bytes mtu = Bytes(1000);  // payload bytes per packet; sizes PFC headroom
+  Time switch_latency = Time::zero();
+  uint64_t seed = 1;
+  // With PFC on, bit p makes priority p lossless; each lossless priority of each switch port
+  // reserves its own headroom, so only the priorities traffic uses should be set.
+  uint8_t lossless_priorities = 1u << 3;
+};
+
+// The address of host `index`: 10.0.0.1 for host 0, counting up.
+world::Ipv4 host_address(uint32_t index);
+
+class Network {
+ public:
+  struct LinkInfo {
+    std::string name;        // "h3-tor0", "tor0-agg0.1", ...
+    std::string link_class;  // "host", "fabric", ...
+    uint32_t a = 0;          // graph node indices of the two ends
+    uint32_t b = 0;
+    std::unique_ptr<net::Link> link;
+  };
+  struct PfcPoint {
+    std::string name;  // the paused egress: "<node>-><peer>"
+    net::PfcGate* gate = nullptr;
+  };
+
+  // Throws Error for configurations the switches refuse (buffer too small for the headroom).
+  Network(world::Scheduler& scheduler, topology::Graph graph, const NetworkConfig& config);
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  uint32_t host_count() const { return graph_.hosts; }
+  net::Host& host(uint32_t index) { return *hosts_.at(index); }
+  const std::vector<std::unique_ptr<net::Switch>>& switches() const { return switches_; }
+  const std::vector<LinkInfo>& links() const { return links_; }
+  const std::vector<PfcPoint>& pfc_points() const { return pfc_points_; }
+  const topology::Graph& graph() const { return graph_; }
+
+  // The links of one shortest path from host `src` to host `dst`, in order (all shortest paths
+  // of the built-in topologies have the same hop count and link classes).
+  std::vector<const LinkInfo*> shortest_path(uint32_t src, uint32_t dst) const;
+
+ private:
+  struct Attachment {
+    uint32_t link = 0;  // index into links_
+    uint32_t peer = 0;  // graph node at the other end
+    uint32_t port = 0;  // this node's port number on the link
+  };
+  void build_nodes(const NetworkConfig& config);
+  void build_links();
+  void install_routes();
+  void install_pfc(const NetworkConfig& config);
+  // Hop distances from `node` over switches (hosts are not transit nodes).
+  std::vector<uint32_t> distances_from(uint32_t node) const;
+  // This node's port on its link to `peer`; throws Error if there is none.
+  uint32_t port_towards(uint32_t node, uint32_t peer) const;
+  net::EgressPort& egress_of(uint32_t node, uint32_t port);
+
+  world::Scheduler& scheduler_;
+  topology::Graph graph_;
+  std::vector<std::vector<Attachment>> adjacency_;  // per graph node, in port order
+  std::vector<std::unique_ptr<net::Host>> hosts_;
+  std::vector<std::unique_ptr<net::Switch>> switches_;  // graph node hosts_+i is switch i
+  std::vector<LinkInfo> links_;
+  std::vector<PfcPoint> pfc_points_;
+};
+
+}  // namespace bifrost::sim

@@ -1,0 +1,47 @@
+#pragma once
+// Runs a scenario: builds the network, generates the flows, drives them with the line-rate
+// source until they finish (or the stop rule says so), samples the metrics and writes the
+// output folder. Until the soft RNIC lands, flows are carried by net::LineRateFlows, a
+// deliberately minimal source without congestion control or recovery (a lost packet leaves its
+// flow unfinished, which the results report).
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include "bifrost/net/line_rate_flows.h"
+#include "bifrost/sim/metrics/run_metrics.h"
+#include "bifrost/sim/network.h"
+#include "bifrost/sim/scenario/scenario.h"
+#include "bifrost/sim/workload/flow.h"
+
+namespace bifrost::sim {
+
+struct RunOptions {
+  std::filesystem::path out_dir;        // empty: write nothing
+  std::FILE* progress = stderr;         // nullptr: silent
+  double progress_every_seconds = 2.0;  // wall time between progress lines
+};
+
+struct RunSummary {
+  uint64_t flows = 0;
+  uint64_t finished = 0;
+  Time simulated;
+  double wall_seconds = 0;
+  uint64_t events = 0;
+  uint64_t data_packets = 0;  // data frames put on any link (every hop counts)
+  uint64_t drops = 0;
+  uint64_t pauses = 0;
+  metrics::RunMetrics metrics;
+};
+
+// The completion time of `flow` alone on an empty network along `path`, for the line-rate
+// source: every frame is stored and forwarded, so frame k leaves link i at
+//   max(leaves link i-1 + propagation + switch latency, frame k-1 leaves link i) + wire time,
+// and the flow completes when the last frame has crossed the last link.
+Time ideal_fct(Bytes size, uint32_t mtu, const std::vector<const Network::LinkInfo*>& path,
+               Time switch_latency);
+
+RunSummary run_scenario(const scenario::Scenario& scenario, const RunOptions& options);
+
+}  // namespace bifrost::sim

@@ -1,0 +1,100 @@
+#include <fmt/format.h>
+
+#include <array>
+
+#include "parsers.h"
+
+namespace bifrost::sim::scenario::detail {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kSwitchKeys = {"buffer", "alpha", "ecn", "pfc"};
+constexpr std::array<std::string_view, 4> kEcnKeys = {"enabled", "kmin", "kmax", "pmax"};
+constexpr std::array<std::string_view, 2> kThresholds = {"dynamic", "static"};
+constexpr std::array<std::string_view, 5> kPfcStaticKeys = {"enabled", "threshold", "xoff", "xon",
+                                                            "headroom"};
+constexpr std::array<std::string_view, 4> kPfcDynamicKeys = {"enabled", "threshold",
+                                                             "resume_offset", "headroom"};
+
+std::string bytes_text(Bytes b) {
+  return fmt::format("{} bytes", b.count());
+}
+
+std::optional<EcnConfig> parse_ecn(const TableReader& r, Bytes buffer) {
+  r.allow_only(kEcnKeys);
+  if (!r.boolean("enabled").value_or(true)) return std::nullopt;
+  EcnConfig ecn;
+  ecn.kmin = r.required(r.bytes("kmin"), "kmin");
+  ecn.kmax = r.required(r.bytes("kmax"), "kmax");
+  ecn.pmax = r.required(r.number("pmax"), "pmax");
+  if (ecn.kmin > ecn.kmax) {
+    r.fail("kmin",
+           fmt::format("{} is above kmax ({})", bytes_text(ecn.kmin), bytes_text(ecn.kmax)));
+  }
+  if (ecn.kmax > buffer) {
+    r.fail("kmax", fmt::format("{} is above the switch buffer ({})", bytes_text(ecn.kmax),
+                               bytes_text(buffer)));
+  }
+  if (!(ecn.pmax > 0 && ecn.pmax <= 1)) {
+    r.fail("pmax",
+           fmt::format("{} is out of range; valid values: greater than 0, at most 1", ecn.pmax));
+  }
+  return ecn;
+}
+
+PfcConfig parse_pfc(const TableReader& r, Bytes buffer, Bytes mtu) {
+  const std::string threshold = r.choice("threshold", kThresholds).value_or("dynamic");
+  PfcConfig pfc;
+  pfc.enabled = r.boolean("enabled").value_or(true);
+  if (threshold == "static") {
+    r.allow_only(kPfcStaticKeys, " for threshold \"static\"");
+    pfc.threshold = PfcThreshold::static_bytes;
+    pfc.xoff = r.required(r.positive_bytes("xoff"), "xoff");
+    pfc.xon = r.required(r.bytes("xon"), "xon");
+    if (pfc.xon > pfc.xoff) {
+      r.fail("xon", fmt::format("{} is above xoff ({}); traffic resumes below where it paused",
+                                bytes_text(pfc.xon), bytes_text(pfc.xoff)));
+    }
+    if (pfc.xoff >= buffer) {
+      r.fail("xoff", fmt::format("{} is not below the switch buffer ({})", bytes_text(pfc.xoff),
+                                 bytes_text(buffer)));
+    }
+  } else {
+    r.allow_only(kPfcDynamicKeys, " for threshold \"dynamic\"");
+    pfc.threshold = PfcThreshold::dynamic;
+    pfc.resume_offset = r.bytes("resume_offset").value_or(mtu * 2);
+    if (pfc.resume_offset >= buffer) {
+      r.fail("resume_offset", fmt::format("{} is not below the switch buffer ({})",
+                                          bytes_text(pfc.resume_offset), bytes_text(buffer)));
+    }
+  }
+  pfc.headroom = r.bytes("headroom");
+  if (pfc.headroom && *pfc.headroom >= buffer) {
+    r.fail("headroom", fmt::format("{} is not below the switch buffer ({})",
+                                   bytes_text(*pfc.headroom), bytes_text(buffer)));
+  }
+  return pfc;
+}
+
+}  // namespace
+
+SwitchConfig parse_switch(const TableReader& r, Bytes mtu) {
+  r.allow_only(kSwitchKeys);
+  SwitchConfig s;
+  if (auto buffer = r.positive_bytes("buffer")) s.buffer = *buffer;
+  if (auto alpha = r.number("alpha")) {
+    if (*alpha <= 0) {
+      r.fail("alpha", fmt::format("{} is out of range; valid values: greater than 0", *alpha));
+    }
+    s.alpha = *alpha;
+  }
+  if (const toml::table* ecn = r.subtable("ecn")) {
+    s.ecn = parse_ecn(TableReader(*ecn, r.path() + ".ecn", r.file()), s.buffer);
+  }
+  if (const toml::table* pfc = r.subtable("pfc")) {
+    s.pfc = parse_pfc(TableReader(*pfc, r.path() + ".pfc", r.file()), s.buffer, mtu);
+  }
+  return s;
+}
+
+}  // namespace bifrost::sim::scenario::detail

@@ -1,0 +1,248 @@
+#include "bifrost/sim/simulation.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "bifrost/core/error.h"
+#include "bifrost/net/frame.h"
+#include "bifrost/sim/event_kernel.h"
+#include "bifrost/sim/metrics/writers.h"
+#include "bifrost/sim/scenario/flows.h"
+#include "bifrost/sim/topology/graph.h"
+
+namespace bifrost::sim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Frame bytes of packet `index` of a flow cut into `packets` packets, as the line-rate source
+// cuts it: RC WRITE only, or first / middle ... / last.
+uint32_t frame_bytes_of(uint64_t index, uint64_t packets, uint32_t payload) {
+  wire::Opcode op = wire::Opcode::kRcWriteMiddle;
+  if (packets == 1) {
+    op = wire::Opcode::kRcWriteOnly;
+  } else if (index == 0) {
+    op = wire::Opcode::kRcWriteFirst;
+  } else if (index + 1 == packets) {
+    op = wire::Opcode::kRcWriteLast;
+  }
+  return net::data_frame_bytes(op, payload);
+}
+
+class ProgressLine {
+ public:
+  ProgressLine(std::FILE* out, double every) : out_(out), every_(every), begin_(Clock::now()) {}
+
+  void maybe_print(const EventKernel& kernel, std::size_t done, std::size_t total) {
+    if (out_ == nullptr) return;
+    const double wall = seconds_since(begin_);
+    if (wall - last_ < every_) return;
+    const double rate = static_cast<double>(kernel.executed() - last_events_) / (wall - last_);
+    fmt::print(out_, "  sim {:>10.3f} ms | wall {:>7.1f} s | {:>6.2f} M events/s | flows {}/{}\n",
+               kernel.now().seconds() * 1e3, wall, rate / 1e6, done, total);
+    std::fflush(out_);
+    last_ = wall;
+    last_events_ = kernel.executed();
+  }
+  double elapsed() const { return seconds_since(begin_); }
+
+ private:
+  static double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  }
+  std::FILE* out_;
+  double every_;
+  Clock::time_point begin_;
+  double last_ = 0;
+  uint64_t last_events_ = 0;
+};
+
+// Samples link throughput and switch queue lengths at the scenario's intervals.
+class Sampler {
+ public:
+  Sampler(Network& network, const scenario::MetricsConfig& config, metrics::RunMetrics& out)
+      : network_(network), config_(config), out_(out) {
+    if (config.throughput_interval) {
+      for (const auto& info : network.links()) {
+        const auto& nodes = network.graph().nodes;
+        directions_.push_back(
+            {&info.link->a_to_b(), out.throughput.add_link(fmt::format("{}->{}", nodes[info.a].name,
+                                                                       nodes[info.b].name))});
+        directions_.push_back(
+            {&info.link->b_to_a(), out.throughput.add_link(fmt::format("{}->{}", nodes[info.b].name,
+                                                                       nodes[info.a].name))});
+      }
+      next_throughput_ = Time::zero();
+    }
+    if (config.queue_interval) {
+      for (const auto& sw : network.switches()) {
+        for (uint32_t p = 0; p < sw->port_count(); ++p) {
+          queues_.push_back(
+              {&sw->egress(p), out.queues.add_queue(fmt::format("{}:p{}", sw->name(), p))});
+        }
+      }
+      next_queue_ = Time::zero();
+    }
+  }
+
+  // The next time a sample is due (Time::max() if none).
+  Time next() const { return std::min(next_throughput_, next_queue_); }
+
+  void sample(Time now) {
+    if (now >= next_throughput_) {
+      for (const auto& d : directions_)
+        out_.throughput.sample(d.series, now, Bytes(d.channel->counters().data_bytes_sent));
+      next_throughput_ = now + *config_.throughput_interval;
+    }
+    if (now >= next_queue_) {
+      for (const auto& q : queues_) out_.queues.sample(q.series, now, q.port->total_queue_bytes());
+      next_queue_ = now + *config_.queue_interval;
+    }
+  }
+
+ private:
+  struct Direction {
+    const net::Channel* channel;
+    uint32_t series;
+  };
+  struct Queue {
+    const net::EgressPort* port;
+    uint32_t series;
+  };
+  Network& network_;
+  const scenario::MetricsConfig& config_;
+  metrics::RunMetrics& out_;
+  std::vector<Direction> directions_;
+  std::vector<Queue> queues_;
+  Time next_throughput_ = Time::max();
+  Time next_queue_ = Time::max();
+};
+
+void collect_counters(Network& network, RunSummary& summary) {
+  auto add_drops = [&](const net::DropCounters& drops) {
+    for (std::size_t r = 0; r < net::kDropReasonCount; ++r) {
+      if (drops.packets[r] == 0) continue;
+      summary.metrics.drops.add(net::drop_reason_name(static_cast<net::DropReason>(r)),
+                                drops.packets[r]);
+      summary.drops += drops.packets[r];
+    }
+  };
+  for (const auto& sw : network.switches()) add_drops(sw->counters().drops);
+  for (const auto& info : network.links()) {
+    for (const net::Channel* ch : {&info.link->a_to_b(), &info.link->b_to_a()}) {
+      add_drops(ch->counters().drops);
+      summary.data_packets += ch->counters().data_frames_sent;
+    }
+  }
+  for (const auto& point : network.pfc_points()) {
+    const auto& c = point.gate->counters();
+    for (int p = 0; p < net::kPriorities; ++p) {
+      const uint64_t episodes = c.pause_episodes[p] + (point.gate->paused(p) ? 1 : 0);
+      if (episodes == 0) continue;
+      const Time longest =
+          c.episode_ns[p].empty() ? Time::zero() : Time::from_seconds(c.episode_ns[p].max() * 1e-9);
+      summary.metrics.pauses.add_total(fmt::format("{}/prio{}", point.name, p), episodes,
+                                       point.gate->paused_time(p), longest);
+      summary.pauses += episodes;
+    }
+  }
+}
+
+}  // namespace
+
+Time ideal_fct(Bytes size, uint32_t mtu, const std::vector<const Network::LinkInfo*>& path,
+               Time switch_latency) {
+  const uint64_t packets = std::max<uint64_t>(1, (size.count() + mtu - 1) / mtu);
+  std::vector<Time> leaves(path.size(), Time::zero());  // when the previous frame left link i
+  for (uint64_t k = 0; k < packets; ++k) {
+    const auto payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, size.count() - k * mtu));
+    const uint32_t bytes = frame_bytes_of(k, packets, payload);
+    Time ready = Time::zero();  // when frame k may start on link i
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      const net::Channel& ch = path[i]->link->a_to_b();
+      const Time start = std::max(ready, leaves[i]);
+      leaves[i] = start + ch.wire_time(bytes);
+      ready = leaves[i] + ch.propagation() + switch_latency;
+    }
+  }
+  return leaves.back() + path.back()->link->a_to_b().propagation();
+}
+
+RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options) {
+  ProgressLine progress(options.progress, options.progress_every_seconds);
+  EventKernel kernel;
+  NetworkConfig nc;
+  nc.switches = sc.switches;
+  nc.mtu = sc.simulation.mtu;
+  nc.seed = sc.simulation.seed;
+  // PFC protects exactly the priorities the workloads use.
+  nc.lossless_priorities = 0;
+  for (const auto& w : sc.workloads)
+    nc.lossless_priorities |= static_cast<uint8_t>(1u << w.priority);
+  Network network(kernel, topology::describe(sc.topology), nc);
+  const auto flows = scenario::build_flows(sc);
+
+  RunSummary summary;
+  summary.metrics.flows =
+      metrics::FlowMetrics(metrics::SizeBuckets(sc.metrics.size_buckets), sc.metrics.percentiles);
+  const auto mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
+  net::LineRateFlows source(kernel, mtu);
+  for (const auto& f : flows) {
+    net::LineRateFlowSpec spec;
+    spec.src = &network.host(f.src);
+    spec.dst = &network.host(f.dst);
+    spec.bytes = f.size.count();
+    spec.start = f.start;
+    spec.priority = f.priority;
+    spec.src_port = static_cast<uint16_t>(49152 + f.id % 16384);  // spreads flows over ECMP
+    spec.ecn_capable = sc.switches.ecn.has_value();
+    source.add(spec);
+  }
+  if (options.progress) {
+    fmt::print(options.progress, "{}: {} hosts, {} switches, {} links, {} flows\n", sc.source,
+               network.host_count(), network.switches().size(), network.links().size(),
+               flows.size());
+  }
+
+  Sampler sampler(network, sc.metrics, summary.metrics);
+  const Time end = sc.simulation.duration.value_or(Time::max());
+  const bool until_flows_done = sc.simulation.stop == scenario::StopRule::flows_done;
+  const Time slice = Time::us(10);
+  for (;;) {
+    if (until_flows_done && source.completed() == flows.size()) break;
+    if (kernel.pending() == 0 || kernel.now() >= end) break;
+    const Time next = std::min({kernel.now() + slice, sampler.next(), end});
+    kernel.run_until(next);
+    if (kernel.now() >= sampler.next()) sampler.sample(kernel.now());
+    progress.maybe_print(kernel, source.completed(), flows.size());
+  }
+
+  for (const auto& r : source.flows()) {
+    const auto& f = flows[r.id];
+    metrics::FlowRecord record;
+    record.id = f.id;
+    record.src = f.src;
+    record.dst = f.dst;
+    record.size = f.size;
+    record.start = f.start;
+    if (r.complete) record.finish = r.last_byte_received;
+    record.ideal_fct =
+        ideal_fct(f.size, mtu, network.shortest_path(f.src, f.dst), nc.switch_latency);
+    record.tag = f.tag;
+    summary.metrics.flows.add(std::move(record));
+  }
+  collect_counters(network, summary);
+  summary.flows = flows.size();
+  summary.finished = source.completed();
+  summary.simulated = kernel.now();
+  summary.events = kernel.executed();
+  summary.wall_seconds = progress.elapsed();
+  if (!options.out_dir.empty()) {
+    metrics::RunInfo info{sc.source, sc.simulation.seed, summary.simulated, summary.wall_seconds};
+    metrics::write_outputs(summary.metrics, info, options.out_dir, sc.metrics.flow_records);
+  }
+  return summary;
+}
+
+}  // namespace bifrost::sim
