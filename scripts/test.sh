@@ -26,9 +26,14 @@ scripts/build.sh release
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build/release/tools/bifrost-wire-demo "$tmp/demo.pcap" >"$tmp/demo.txt"
-tail -n 3 "$tmp/demo.txt"
+tail -n 1 "$tmp/demo.txt"
+build/release/tools/bifrost-sim run scenarios/demo.toml --out "$tmp/sim" --plot --quiet
+ls "$tmp/sim"/*.png
 
 step "benchmark smoke run (Release; figures are informative, never pass/fail)"
 build/release/bench/bench_event_kernel --benchmark_min_time=0.1 2>&1 | tail -n 4
+scripts/build.sh release --target bench_net_incast >/dev/null
+build/release/bench/bench_net_incast --benchmark_min_time=0.1 2>&1 | tail -n 4
+bench/fattree.sh 128
 
 step "all tests passed"

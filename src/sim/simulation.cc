@@ -231,6 +231,7 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
         ideal_fct(f.size, mtu, network.shortest_path(f.src, f.dst), nc.switch_latency);
     record.tag = f.tag;
     summary.metrics.flows.add(std::move(record));
+    summary.packets += r.packets;
   }
   collect_counters(network, summary);
   summary.flows = flows.size();

@@ -38,7 +38,7 @@ TEST(RadixQueue, EqualTimesPopInInsertionOrder) {
   EXPECT_TRUE(q.empty());
 }
 
-TEST(RadixQueue, SortsRunsSpanningMoreThan2To57Picoseconds) {
+TEST(RadixQueue, SortsRunsSpanningMoreThan2To56Picoseconds) {
   RadixQueue q;
   const uint64_t big = uint64_t{1} << 61;
   const uint64_t times[] = {big + 9, 5, big, big + 9, uint64_t{1} << 58, 5, big - 1};

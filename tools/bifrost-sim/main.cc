@@ -30,10 +30,13 @@ int plot(const std::string& dir) {
 }
 
 void print_summary(const bifrost::sim::RunSummary& s, const std::string& out) {
-  fmt::print("simulated {:.3f} ms in {:.2f} s wall ({:.2f} M events/s, {} packet-hops)\n",
-             s.simulated.seconds() * 1e3, s.wall_seconds,
-             s.wall_seconds > 0 ? static_cast<double>(s.events) / s.wall_seconds / 1e6 : 0.0,
-             s.data_packets);
+  const double wall = s.wall_seconds > 0 ? s.wall_seconds : 1e-9;
+  fmt::print(
+      "simulated {:.3f} ms in {:.2f} s wall: {} data packets, {} packet-hops "
+      "({:.2f} M hops/s), {} events ({:.2f} M/s)\n",
+      s.simulated.seconds() * 1e3, s.wall_seconds, s.packets, s.data_packets,
+      static_cast<double>(s.data_packets) / wall / 1e6, s.events,
+      static_cast<double>(s.events) / wall / 1e6);
   fmt::print("flows finished {}/{}, drops {}, pause episodes {}\n", s.finished, s.flows, s.drops,
              s.pauses);
   // FCT slowdown (FCT over the FCT alone on an empty network) by flow size.

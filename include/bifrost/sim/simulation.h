@@ -29,6 +29,7 @@ struct RunSummary {
   Time simulated;
   double wall_seconds = 0;
   uint64_t events = 0;
+  uint64_t packets = 0;       // data packets the sources sent
   uint64_t data_packets = 0;  // data frames put on any link (every hop counts)
   uint64_t drops = 0;
   uint64_t pauses = 0;

@@ -84,7 +84,7 @@ class RadixQueue {
  private:
   static constexpr std::size_t kBuckets = 65;
   // A bucket this small is sorted straight into the run instead of redistributed.
-  static constexpr std::size_t kRunMax = 64;
+  static constexpr std::size_t kRunMax = 128;
 
   static constexpr uint64_t bit(std::size_t b) { return uint64_t{1} << (b - 1); }
   std::size_t bucket_of(uint64_t time) const {
@@ -134,19 +134,19 @@ class RadixQueue {
 
   // Sorts a small bucket by (time, position). Equal times are already in insertion order, so
   // the position breaks ties. When the bucket's span allows, each item's time is temporarily
-  // replaced by (time - min) << 6 | position, so the sort compares single 64-bit words.
+  // replaced by (time - min) << 7 | position, so the sort compares single 64-bit words.
   static void sort_run(std::vector<Item>& items) {
-    static_assert(kRunMax <= 64, "positions must fit the 6 low bits of the sort key");
+    static_assert(kRunMax <= 128, "positions must fit the 7 low bits of the sort key");
     uint64_t lo = items[0].time, hi = items[0].time;
     for (const Item& item : items) {
       lo = std::min(lo, item.time);
       hi = std::max(hi, item.time);
     }
     const auto by_time = [](const Item& x, const Item& y) { return x.time < y.time; };
-    if (hi - lo < (uint64_t{1} << 57)) {
-      for (std::size_t i = 0; i < items.size(); ++i) items[i].time = (items[i].time - lo) << 6 | i;
+    if (hi - lo < (uint64_t{1} << 56)) {
+      for (std::size_t i = 0; i < items.size(); ++i) items[i].time = (items[i].time - lo) << 7 | i;
       std::sort(items.begin(), items.end(), by_time);
-      for (Item& item : items) item.time = lo + (item.time >> 6);
+      for (Item& item : items) item.time = lo + (item.time >> 7);
       return;
     }
     for (std::size_t i = 0; i < items.size(); ++i) items[i].order = static_cast<uint32_t>(i);
