@@ -176,6 +176,7 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   nc.switches = sc.switches;
   nc.mtu = sc.simulation.mtu;
   nc.seed = sc.simulation.seed;
+  nc.switch_latency = sc.switches.latency;
   // PFC protects exactly the priorities the workloads use.
   nc.lossless_priorities = 0;
   for (const auto& w : sc.workloads)

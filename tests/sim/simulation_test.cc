@@ -46,10 +46,9 @@ TEST(TopologyGraph, RejectsOddRadix) {
   EXPECT_THROW(topology::describe(ft), Error);
 }
 
-// 100 KB from h0 to h3 over h0-left-right-h3: three 100 Gb/s links of 1 us, MTU 1000. Alone on
-// the network the flow must finish exactly at the store-and-forward closed form.
-TEST(Simulation, LoneFlowFinishesAtTheClosedForm) {
-  const auto s = run(R"(
+// 100 KB from h0 to h3 over h0-left-right-h3: three 100 Gb/s links of 1 us, MTU 1000.
+std::string lone_flow_scenario(const std::string& latency) {
+  return R"(
 [simulation]
 seed = 3
 mtu = 1000
@@ -62,6 +61,8 @@ bottleneck_rate = "100Gbps"
 bottleneck_delay = "1us"
 [switch]
 buffer = "4MB"
+latency = ")" +
+         latency + R"("
 [[workload]]
 kind = "incast"
 name = "one"
@@ -69,19 +70,28 @@ senders = [0]
 receiver = 3
 size = "100KB"
 start = "0us"
-)");
-  ASSERT_EQ(s.flows, 1u);
-  ASSERT_EQ(s.finished, 1u);
-  const auto& record = s.metrics.flows.records().front();
-  // 100 frames: the first an RDMA WRITE first (RETH, 1000 B payload): 14+20+8+12+16+1000+4+4 =
-  // 1078 B + 20 B overhead = 1098 B on the wire; 99 more frames (middle, last) of 1062 + 20 =
-  // 1082 B. At 100 Gb/s a byte takes 80 ps. With equal link rates the critical path of the
-  // store-and-forward pipeline takes the largest frame, the first, across all three links and
-  // every other frame across one: (3 x 1098 + 99 x 1082) x 80 ps = 8 832 960 ps, plus three
-  // propagation delays of 1 us.
-  EXPECT_EQ(record.fct().picoseconds(), 8'832'960 + 3'000'000);
-  EXPECT_EQ(record.ideal_fct, record.fct());
-  EXPECT_DOUBLE_EQ(record.slowdown(), 1.0);
+)";
+}
+
+// Alone on the network the flow must finish exactly at the store-and-forward closed form.
+// 100 frames: the first an RDMA WRITE first (RETH, 1000 B payload): 14+20+8+12+16+1000+4+4 =
+// 1078 B + 20 B overhead = 1098 B on the wire; 99 more frames (middle, last) of 1062 + 20 =
+// 1082 B. At 100 Gb/s a byte takes 80 ps. With equal link rates the critical path of the
+// store-and-forward pipeline takes the largest frame, the first, across all three links and
+// every other frame across one: (3 x 1098 + 99 x 1082) x 80 ps = 8 832 960 ps, plus three
+// propagation delays of 1 us and, per switch crossed, the switch latency.
+TEST(Simulation, LoneFlowFinishesAtTheClosedForm) {
+  for (const auto& [latency, expected_ps] :
+       {std::pair{"0ns", 8'832'960 + 3'000'000}, std::pair{"500ns", 8'832'960 + 4'000'000}}) {
+    SCOPED_TRACE(latency);
+    const auto s = run(lone_flow_scenario(latency));
+    ASSERT_EQ(s.flows, 1u);
+    ASSERT_EQ(s.finished, 1u);
+    const auto& record = s.metrics.flows.records().front();
+    EXPECT_EQ(record.fct().picoseconds(), expected_ps);
+    EXPECT_EQ(record.ideal_fct, record.fct());
+    EXPECT_DOUBLE_EQ(record.slowdown(), 1.0);
+  }
 }
 
 // 8 x 500 KB into one 100 Gb/s port of a switch with a 1 MB buffer.
@@ -122,6 +132,19 @@ TEST(Simulation, IncastWithoutPfcDropsInASmallBuffer) {
   EXPECT_GT(s.drops, 0u);
   EXPECT_LT(s.finished, 8u) << "the line-rate source does not recover lost packets";
   EXPECT_GT(s.metrics.drops.by_reason().count("dynamic_threshold"), 0u);
+}
+
+TEST(Simulation, SameSeedSameResults) {
+  std::string text = incast_scenario(true);
+  text.replace(text.find("start = \"1us\""), 13, "start = \"1us\"\njitter = \"3us\"");
+  const auto a = run(text);
+  const auto b = run(text);
+  ASSERT_EQ(a.metrics.flows.records().size(), b.metrics.flows.records().size());
+  for (std::size_t i = 0; i < a.metrics.flows.records().size(); ++i) {
+    EXPECT_EQ(a.metrics.flows.records()[i].finish, b.metrics.flows.records()[i].finish);
+  }
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.pauses, b.pauses);
 }
 
 }  // namespace

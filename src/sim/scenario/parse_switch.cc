@@ -8,7 +8,8 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kSwitchKeys = {"buffer", "alpha", "ecn", "pfc"};
+constexpr std::array<std::string_view, 5> kSwitchKeys = {"buffer", "alpha", "latency", "ecn",
+                                                         "pfc"};
 constexpr std::array<std::string_view, 4> kEcnKeys = {"enabled", "kmin", "kmax", "pmax"};
 constexpr std::array<std::string_view, 2> kThresholds = {"dynamic", "static"};
 constexpr std::array<std::string_view, 5> kPfcStaticKeys = {"enabled", "threshold", "xoff", "xon",
@@ -88,6 +89,7 @@ SwitchConfig parse_switch(const TableReader& r, Bytes mtu) {
     }
     s.alpha = *alpha;
   }
+  if (auto latency = r.time("latency")) s.latency = *latency;
   if (const toml::table* ecn = r.subtable("ecn")) {
     s.ecn = parse_ecn(TableReader(*ecn, r.path() + ".ecn", r.file()), s.buffer);
   }

@@ -58,6 +58,7 @@ struct PfcConfig {
 struct SwitchConfig {
   Bytes buffer = Bytes(12'000'000);  // shared buffer per switch
   double alpha = 1.0;                // dynamic-threshold factor of the shared buffer
+  Time latency;                      // processing latency of every switch, per packet
   std::optional<EcnConfig> ecn;      // nullopt: no ECN marking
   PfcConfig pfc;
 };
