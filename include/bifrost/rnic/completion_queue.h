@@ -1,0 +1,66 @@
+#pragma once
+// A bounded completion queue. Like a hardware CQ it never grows: a completion arriving while it
+// is full puts the CQ into an overrun error state (ibverbs' IBV_EVENT_CQ_ERR), and every later
+// poll throws, because completions were lost and the application cannot recover them.
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "bifrost/core/time.h"
+
+namespace bifrost::rnic {
+
+enum class WcStatus : uint8_t {
+  success,
+  local_length_error,
+  local_protection_error,
+  flush_error,
+  remote_invalid_request,
+  remote_access_error,
+  remote_operation_error,
+  retry_exceeded,
+  rnr_retry_exceeded,
+};
+std::string_view to_string(WcStatus status);
+
+enum class WcOpcode : uint8_t { send, rdma_write, rdma_read, recv, recv_rdma_with_imm };
+std::string_view to_string(WcOpcode opcode);
+
+struct WorkCompletion {
+  uint64_t wr_id = 0;
+  WcStatus status = WcStatus::success;
+  WcOpcode opcode = WcOpcode::send;
+  uint32_t byte_len = 0;
+  std::optional<uint32_t> imm;
+  uint32_t qp_num = 0;
+  Time hw_timestamp;
+};
+
+class CompletionQueue {
+ public:
+  // Throws Error if capacity is 0.
+  CompletionQueue(uint32_t cq_num, size_t capacity);
+
+  // Called by the NIC. Returns false, drops the entry and enters the overrun state if full.
+  bool push(const WorkCompletion& wc);
+  // Moves up to `max` oldest entries into `out` and returns how many. Throws Error if max
+  // exceeds out.size() or if the CQ has overrun.
+  size_t poll(size_t max, std::span<WorkCompletion> out);
+
+  uint32_t cq_num() const { return cq_num_; }
+  size_t capacity() const { return capacity_; }
+  size_t size() const { return entries_.size(); }
+  bool overrun() const { return lost_ > 0; }
+  uint64_t lost() const { return lost_; }
+
+ private:
+  uint32_t cq_num_;
+  size_t capacity_;
+  std::deque<WorkCompletion> entries_;
+  uint64_t lost_ = 0;
+};
+
+}  // namespace bifrost::rnic

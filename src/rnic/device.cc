@@ -1,0 +1,81 @@
+#include "bifrost/rnic/device.h"
+
+#include "bifrost/core/error.h"
+
+namespace bifrost::rnic {
+namespace {
+
+constexpr uint32_t kQpnMask = (1u << 24) - 1;
+
+const DeviceConfig& checked(const DeviceConfig& config) {
+  if (config.gids.empty()) {
+    throw Error("device {}: the GID table is empty; give it at least one source address",
+                config.name);
+  }
+  const uint32_t mtu = config.max_mtu;
+  if (mtu < 256 || mtu > 4096 || (mtu & (mtu - 1)) != 0) {
+    throw Error("device {}: max_mtu {} is invalid: use 256, 512, 1024, 2048 or 4096 bytes",
+                config.name, mtu);
+  }
+  return config;
+}
+
+}  // namespace
+
+Device::Device(world::Scheduler& scheduler, DeviceConfig config)
+    : scheduler_(scheduler),
+      config_(checked(config)),
+      clock_(config_.clock_offset, config_.clock_drift_ppm),
+      memory_(RandomStream(config_.seed, config_.name).fork("memory_keys")) {}
+
+Device::~Device() = default;
+
+ProtectionDomain Device::alloc_pd() {
+  return ProtectionDomain{next_pd_++};
+}
+
+const MemoryRegion& Device::reg_mr(ProtectionDomain pd, uint64_t base, uint64_t length,
+                                   Access access) {
+  return memory_.register_region(pd, base, length, access);
+}
+
+void Device::dereg_mr(uint32_t lkey) {
+  memory_.deregister(lkey);
+}
+
+CompletionQueue& Device::create_cq(size_t entries) {
+  if (entries == 0 || entries > config_.max_cq_entries) {
+    throw Error("device {}: cannot create a CQ of {} entries: use 1..{}", config_.name, entries,
+                config_.max_cq_entries);
+  }
+  cqs_.push_back(std::make_unique<CompletionQueue>(static_cast<uint32_t>(cqs_.size()), entries));
+  return *cqs_.back();
+}
+
+QueuePair& Device::create_qp(ProtectionDomain pd, QpType type, CompletionQueue& send_cq,
+                             CompletionQueue& recv_cq) {
+  // 0 and 1 are the special QPs of InfiniBand (SMI, GSI); every other number is handed out in
+  // turn, wrapping at 2^24 and skipping live ones.
+  if (qps_.size() >= kQpnMask - 1) {
+    throw Error("device {}: all {} QP numbers are in use", config_.name, kQpnMask - 1);
+  }
+  while (next_qpn_ < 2 || qps_.contains(next_qpn_)) next_qpn_ = (next_qpn_ + 1) & kQpnMask;
+  const uint32_t qpn = next_qpn_;
+  next_qpn_ = (next_qpn_ + 1) & kQpnMask;
+  const QpLimits limits{config_.gids.size(), config_.max_mtu, 16};
+  auto qp = std::make_unique<QueuePair>(qpn, type, pd, send_cq, recv_cq, limits);
+  return *qps_.emplace(qpn, std::move(qp)).first->second;
+}
+
+void Device::destroy_qp(uint32_t qp_num) {
+  if (qps_.erase(qp_num) == 0) {
+    throw Error("device {}: cannot destroy QP {}: no such QP", config_.name, qp_num);
+  }
+}
+
+QueuePair* Device::find_qp(uint32_t qp_num) {
+  const auto it = qps_.find(qp_num);
+  return it == qps_.end() ? nullptr : it->second.get();
+}
+
+}  // namespace bifrost::rnic
