@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "bifrost/core/bit_flags.h"
+
 namespace bifrost::rnic {
 
 enum class Access : uint32_t {
@@ -13,15 +15,15 @@ enum class Access : uint32_t {
   remote_atomic = 1u << 3,
 };
 
-constexpr Access operator|(Access a, Access b) {
-  return static_cast<Access>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
+constexpr bool enable_bit_flags(Access) {
+  return true;
 }
-constexpr Access operator&(Access a, Access b) {
-  return static_cast<Access>(static_cast<uint32_t>(a) & static_cast<uint32_t>(b));
-}
+using bifrost::operator|;
+using bifrost::operator&;
+
 // True if `granted` holds every right in `wanted`.
 constexpr bool allows(Access granted, Access wanted) {
-  return (granted & wanted) == wanted;
+  return has_all(granted, wanted);
 }
 
 // "local_write|remote_read", or "none".

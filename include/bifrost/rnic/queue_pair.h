@@ -41,14 +41,11 @@ enum class QpAttrMask : uint32_t {
   // connection by changing it in RTR->RTS, RTS->RTS, SQD->RTS or SQD->SQD.
   udp_sport = 1u << 16,
 };
-constexpr QpAttrMask operator|(QpAttrMask a, QpAttrMask b) {
-  return static_cast<QpAttrMask>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
-}
-constexpr QpAttrMask operator&(QpAttrMask a, QpAttrMask b) {
-  return static_cast<QpAttrMask>(static_cast<uint32_t>(a) & static_cast<uint32_t>(b));
+constexpr bool enable_bit_flags(QpAttrMask) {
+  return true;
 }
 constexpr bool has(QpAttrMask mask, QpAttrMask bit) {
-  return (mask & bit) == bit;
+  return has_all(mask, bit);
 }
 // "pkey_index, port", or "none".
 std::string to_string(QpAttrMask mask);
