@@ -64,7 +64,10 @@ uint32_t RoutingTable::add_group(const std::vector<uint32_t>& ports) {
   for (uint32_t p : ports) {
     if (p == kNoPort) throw Error("{} is not a port number", p);
   }
-  const auto group = static_cast<uint32_t>(groups_.size());
+  const auto [known, inserted] =
+      group_of_ports_.try_emplace(ports, static_cast<uint32_t>(groups_.size()));
+  if (!inserted) return known->second;
+  const uint32_t group = known->second;
   groups_.push_back(
       Group{static_cast<uint32_t>(members_.size()), static_cast<uint32_t>(ports.size())});
   members_.insert(members_.end(), ports.begin(), ports.end());

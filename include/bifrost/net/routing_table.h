@@ -5,6 +5,7 @@
 // address, destination address) pair overrides ECMP, which is how multi-path transports pin a
 // path by source address. Look-ups are integer hash probes; nothing allocates.
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "bifrost/world/address.h"
@@ -67,6 +68,8 @@ class RoutingTable {
   FlatMap by_destination_;
   FlatMap by_pair_;
   std::vector<Group> groups_;
+  // Port sets already stored, so equal ECMP groups share one entry (construction only).
+  std::map<std::vector<uint32_t>, uint32_t> group_of_ports_;
   std::vector<uint32_t> members_;
   uint32_t default_group_ = kNoPort;
 };

@@ -27,8 +27,8 @@ struct IncastSpec {
   std::string tag;
 };
 
-// Every host sends `size` bytes to every other host: n * (n - 1) flows.
-struct AllToAllSpec {
+// A pattern over one set of hosts, each flow `size` bytes.
+struct HostSetSpec {
   std::vector<uint32_t> hosts;
   Bytes size;
   Time start;
@@ -37,16 +37,11 @@ struct AllToAllSpec {
   std::string tag;
 };
 
+// Every host sends `size` bytes to every other host: n * (n - 1) flows.
+using AllToAllSpec = HostSetSpec;
 // hosts[i] sends `size` bytes to hosts[d[i]] for a uniformly random derangement d (no host
 // sends to itself, every host receives exactly one flow).
-struct PermutationSpec {
-  std::vector<uint32_t> hosts;
-  Bytes size;
-  Time start;
-  Time jitter;
-  uint8_t priority = 0;
-  std::string tag;
-};
+using PermutationSpec = HostSetSpec;
 
 // Each returns flows ordered by start time (ties in generation order), ids 0, 1, ..., and
 // throws Error for an invalid spec (empty or repeated hosts, receiver among the senders, zero
