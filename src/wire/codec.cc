@@ -20,7 +20,7 @@ using detail::store_be64;
 
 constexpr std::size_t chain_size(HeaderChain c) {
   return kBthSize + (c.deth ? kDethSize : 0) + (c.reth ? kRethSize : 0) + (c.aeth ? kAethSize : 0) +
-         (c.immdt ? kImmDtSize : 0);
+         (c.immdt ? kImmDtSize : 0) + (c.cnp_reserved ? kCnpReservedSize : 0);
 }
 
 constexpr bool fits24(uint32_t v) {
@@ -96,6 +96,10 @@ Result<std::size_t> write_transport(const RoceHeaders& h, std::span<const std::b
   if (chain.immdt) {
     store_be32(p, h.immediate);
     p += kImmDtSize;
+  }
+  if (chain.cnp_reserved) {
+    std::memset(p, 0, kCnpReservedSize);
+    p += kCnpReservedSize;
   }
   if (!payload.empty()) std::memcpy(p, payload.data(), payload.size());
   std::memset(p + payload.size(), 0, pad);
@@ -173,6 +177,7 @@ Result<RoceView> decode_udp_payload(std::span<const std::byte> in) {
     view.headers.immediate = load_be32(p);
     p += kImmDtSize;
   }
+  // A CNP's reserved bytes carry nothing: chain_size already stepped over them.
   view.payload = in.subspan(headers, body - bth.pad_count);
   view.icrc = load_icrc(in.last<kIcrcSize>());
   return {view};

@@ -27,6 +27,7 @@ constexpr std::array<OpcodeInfo, 256> make_table() {
   constexpr HeaderChain kAck{false, false, true, false, false};
   constexpr HeaderChain kDeth{true, false, false, false, true};
   constexpr HeaderChain kDethImm{true, false, false, true, true};
+  constexpr HeaderChain kCnp{false, false, false, false, false, true};
 
   set(Opcode::kRcSendFirst, "RC_SEND_FIRST", kData);
   set(Opcode::kRcSendMiddle, "RC_SEND_MIDDLE", kData);
@@ -60,6 +61,7 @@ constexpr std::array<OpcodeInfo, 256> make_table() {
   set(Opcode::kUcWriteOnlyImm, "UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE", kRethImm);
   set(Opcode::kUdSendOnly, "UD_SEND_ONLY", kDeth);
   set(Opcode::kUdSendOnlyImm, "UD_SEND_ONLY_WITH_IMMEDIATE", kDethImm);
+  set(Opcode::kCnp, "CNP", kCnp);
   return t;
 }
 
@@ -76,12 +78,15 @@ HeaderChain header_chain(Opcode op) {
 }
 
 Transport transport_of(Opcode op) {
-  // The top three opcode bits name the transport (IBTA table 38): 000 RC, 001 UC, 011 UD.
+  // The top three opcode bits name the transport (IBTA table 38): 000 RC, 001 UC, 011 UD, and
+  // 100 CNP (RoCEv2 annex A17).
   switch (static_cast<uint8_t>(op) >> 5) {
     case 0:
       return Transport::kRc;
     case 1:
       return Transport::kUc;
+    case 4:
+      return Transport::kCnp;
     default:
       return Transport::kUd;
   }

@@ -82,6 +82,46 @@ TEST(WireCodec, DethAndAethLayout) {
             test::hex_bytes("25 01 02 03"));
 }
 
+TEST(WireCodec, CnpLayoutMatchesRoceV2Annex) {
+  const RoceHeaders cnp = make_cnp(0x000118);
+  const auto bytes = encode(cnp, {});
+  ASSERT_EQ(bytes.size(), kBthSize + kCnpReservedSize + kIcrcSize);
+  EXPECT_EQ(header_size(Opcode::kCnp), kBthSize + kCnpReservedSize);
+  EXPECT_EQ(std::vector<std::byte>(bytes.begin(), bytes.end() - kIcrcSize),
+            test::hex_bytes("81 00 ff ff  40 00 01 18  00 00 00 00"  // BTH: BECN, QP, PSN 0
+                            "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"));
+  const auto decoded = decode_udp_payload(bytes);
+  ASSERT_TRUE(decoded.ok()) << describe(decoded.error);
+  EXPECT_EQ(decoded.value.headers, cnp);
+  EXPECT_TRUE(decoded.value.headers.bth.becn);
+  EXPECT_FALSE(decoded.value.headers.bth.fecn);
+  EXPECT_EQ(decoded.value.headers.bth.dest_qp, 0x000118u);
+  EXPECT_TRUE(decoded.value.payload.empty());
+}
+
+TEST(WireCodec, CnpReservedBytesAreIgnoredOnReceiveAndZeroOnSend) {
+  auto bytes = encode(make_cnp(0xABCDEF, 0x8001), {});
+  for (std::size_t i = kBthSize; i < kBthSize + kCnpReservedSize; ++i) bytes[i] = std::byte{0x5A};
+  const auto decoded = decode_udp_payload(bytes);
+  ASSERT_TRUE(decoded.ok()) << describe(decoded.error);
+  EXPECT_EQ(decoded.value.headers, make_cnp(0xABCDEF, 0x8001));
+  const auto again = encode(decoded.value.headers, {});
+  for (std::size_t i = kBthSize; i < kBthSize + kCnpReservedSize; ++i) {
+    EXPECT_EQ(again[i], std::byte{0}) << i;
+  }
+}
+
+TEST(WireCodec, CnpCarriesNoPayload) {
+  const RoceHeaders cnp = make_cnp(7);
+  std::vector<std::byte> out(128);
+  EXPECT_EQ(encode_udp_payload(sample_ip(), cnp, pattern(4), out).error,
+            WireError::kPayloadNotAllowed);
+  // Four bytes more than BTH + reserved + ICRC: too long for a CNP.
+  auto bytes = encode(cnp, {});
+  bytes.insert(bytes.end() - kIcrcSize, 4, std::byte{0});
+  EXPECT_EQ(decode_udp_payload(bytes).error, WireError::kPayloadNotAllowed);
+}
+
 TEST(WireCodec, PadBytesAreZeroAndPadCountFollowsPayload) {
   for (std::size_t size = 0; size < 9; ++size) {
     RoceHeaders h = sample_headers(Opcode::kRcSendOnly, Fields::kTypical, size);
@@ -125,7 +165,7 @@ TEST(WireCodec, UnsupportedOpcodesAreRejected) {
     EXPECT_EQ(decode_udp_payload(bytes).error, WireError::kUnsupportedOpcode) << raw;
     ++rejected;
   }
-  EXPECT_EQ(rejected, 256 - 32);
+  EXPECT_EQ(rejected, 256 - 33);
 
   RoceHeaders h;
   h.bth.opcode = static_cast<Opcode>(0x13);  // RC compare-and-swap

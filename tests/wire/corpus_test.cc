@@ -60,8 +60,9 @@ Seeds decode_seeds() {
   auto fragment = send;
   fragment[14 + 6] = std::byte{0x20};
   seeds["bad-ip-fragment"] = fragment;
-  // A ConnectX-4 Lx CNP (opcode 0x81, outside the supported set).
-  seeds["bad-opcode-hardware-cnp"] = test::hex_bytes(
+  // A CNP captured from a ConnectX-4 Lx: real hardware bytes, and the one opcode the demo
+  // exchange does not send.
+  seeds["frame-hardware-cnp"] = test::hex_bytes(
       "e41d 2dab 2bc2 7cfe 9064 3b32 0800 45c2 003c 718c 4000 4011 9161 0a00 1101 0a00"
       "1201 0000 12b7 0028 0000 8100 ffff 4000 0118 0000 0000 0000 0000 0000 0000 0000"
       "0000 0000 0000 82fd 002a");

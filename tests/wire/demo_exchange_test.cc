@@ -16,7 +16,10 @@ TEST(WireDemoExchange, UsesEverySupportedOpcode) {
   std::set<int> used;
   for (const DemoFrame& f : demo_exchange()) used.insert(static_cast<int>(f.roce.bth.opcode));
   for (int raw = 0; raw < 256; ++raw) {
-    EXPECT_EQ(used.count(raw) == 1, is_supported(static_cast<uint8_t>(raw))) << raw;
+    // The scripted exchange is QP traffic only; CNPs come from the NIC's DCQCN notification
+    // point and are covered by the codec, frame and tshark tests.
+    const bool expected = is_supported(static_cast<uint8_t>(raw)) && raw != 0x81;
+    EXPECT_EQ(used.count(raw) == 1, expected) << raw;
   }
 }
 

@@ -52,6 +52,35 @@ TEST(WireFrame, EveryOpcodeRoundTripsThroughEthernetIpv4Udp) {
   }
 }
 
+TEST(WireFrame, HardwareCapturedCnpDecodesAndIsReproducedByteForByte) {
+  const auto captured = test::hardware_cnp_frame();
+  const auto view = decode_ethernet_frame(captured);  // checks IP, UDP and ICRC too
+  ASSERT_TRUE(view.ok()) << describe(view.error);
+  const FrameView& v = view.value;
+  EXPECT_EQ(v.ip, (IpUdpInfo{0x0A001101, 0x0A001201, 0, kRoceV2UdpPort, 48, 2, 64, 0x718C}));
+  const Bth& bth = v.roce.headers.bth;
+  EXPECT_EQ(bth.opcode, Opcode::kCnp);
+  EXPECT_FALSE(bth.solicited);
+  EXPECT_FALSE(bth.migration);
+  EXPECT_EQ(bth.pad_count, 0);
+  EXPECT_EQ(bth.pkey, 0xFFFF);
+  EXPECT_FALSE(bth.fecn);
+  EXPECT_TRUE(bth.becn);
+  EXPECT_EQ(bth.dest_qp, 0x000118u);
+  EXPECT_FALSE(bth.ack_request);
+  EXPECT_EQ(bth.psn, 0u);
+  EXPECT_TRUE(v.roce.payload.empty());
+  EXPECT_EQ(v.roce.icrc, 0x2A00FD82u);
+  EXPECT_EQ(v.roce.headers, make_cnp(0x000118));
+
+  // make_cnp plus the capture's addresses gives the NIC's bytes, ICRC included.
+  std::vector<std::byte> out(ethernet_frame_size(Opcode::kCnp, 0));
+  const auto written =
+      encode_ethernet_frame(v.eth, v.ip, make_cnp(0x000118), {}, out, UdpChecksum::kZero);
+  ASSERT_TRUE(written.ok()) << describe(written.error);
+  EXPECT_EQ(out, captured);
+}
+
 TEST(WireFrame, SocketAndRawEncodingsCarryTheSameIcrc) {
   const RoceHeaders h = sample_headers(Opcode::kRcWriteOnlyImm, Fields::kTypical, 21);
   const auto payload = test::pattern(21);

@@ -1,6 +1,7 @@
 #include "samples.h"
 
 #include "bifrost/wire/codec.h"
+#include "test_util.h"
 
 namespace bifrost::wire::test {
 
@@ -63,6 +64,16 @@ IpUdpInfo sample_ip(Fields fields) {
       break;
   }
   return IpUdpInfo{0x0A000001, 0x0A000002, 0xC123, kRoceV2UdpPort, 26, 2, 64, 0x1234};
+}
+
+std::vector<std::byte> hardware_cnp_frame() {
+  return hex_bytes(
+      "e41d2dab2bc2 7cfe90643b32 0800"                   // Ethernet
+      "45c2 003c 718c 4000 4011 9161 0a001101 0a001201"  // IPv4
+      "0000 12b7 0028 0000"                              // UDP
+      "8100ffff 40000118 00000000"                       // BTH
+      "00000000 00000000 00000000 00000000"              // 16 reserved bytes
+      "82fd002a");                                       // ICRC
 }
 
 std::vector<std::byte> pattern(std::size_t size, uint8_t seed) {

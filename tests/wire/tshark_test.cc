@@ -14,6 +14,7 @@
 #include "bifrost/wire/demo_exchange.h"
 #include "bifrost/wire/frame.h"
 #include "bifrost/wire/pcap.h"
+#include "samples.h"
 #include "test_util.h"
 
 namespace bifrost::wire {
@@ -145,6 +146,41 @@ TEST(WireTshark, DissectsEveryDemoFrameFieldByField) {
                                  << kFields[f];
     }
   }
+}
+
+TEST(WireTshark, ReadsCnpsAsWeAndTheHardwareWriteThem) {
+  // Wireshark 4.0 has no CNP dissector: it shows opcode 129 as unknown with a full BTH, and the
+  // 16 reserved bytes plus the ICRC as one opaque block. That still pins the BTH fields (BECN is
+  // byte 4, shown as "reserved" 0x40) and the length of what follows.
+  ASSERT_TRUE(test::on_path("tshark"))
+      << "tshark is not installed; run scripts/setup.sh to install the test dependencies";
+  test::ScratchDir dir;
+  const std::string pcap = dir.file("cnp.pcap");
+  const IpUdpInfo ip{0x0A000002, 0x0A000001, 0xC123, kRoceV2UdpPort, 48, 2, 64, 0x0042};
+  const EthernetHeader eth{{0x02, 0, 0, 0, 0, 0x0A}, {0x02, 0, 0, 0, 0, 0x0B}, kEtherTypeIpv4};
+  std::vector<std::byte> ours(ethernet_frame_size(Opcode::kCnp, 0));
+  ASSERT_TRUE(encode_ethernet_frame(eth, ip, make_cnp(0xABCDEF, 0x8001), {}, ours).ok());
+  const auto icrc = decode_ethernet_frame(ours).value.roce.icrc;
+  {
+    PcapWriter writer(pcap);
+    writer.write(0, test::hardware_cnp_frame());
+    writer.write(1000, ours);
+    writer.close();
+  }
+  const auto result = test::run_command(
+      "tshark -n -r " + test::quote(pcap) +
+      " -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE -T fields -E separator=,"
+      " -E occurrence=l -e ip.checksum.status -e udp.checksum.status -e infiniband.bth.opcode"
+      " -e infiniband.bth.se -e infiniband.bth.m -e infiniband.bth.p_key -e infiniband.reserved"
+      " -e infiniband.bth.destqp -e infiniband.bth.a -e infiniband.bth.psn -e infiniband.vendor"
+      " -e _ws.expert 2>/dev/null");
+  ASSERT_EQ(result.exit_code, 0);
+  const std::string reserved(32, '0');
+  EXPECT_EQ(
+      result.output,
+      // UDP checksum status 3: not present (zero), as the NIC sends it.
+      "1,3,129,0,0,65535,40,0x000118,0,0," + reserved + "82fd002a,\n" +
+          fmt::format("1,1,129,0,0,32769,40,0xabcdef,0,0,{}{:08x},\n", reserved, byteswap(icrc)));
 }
 
 TEST(WireTshark, FlagsABadUdpChecksum) {

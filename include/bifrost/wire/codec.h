@@ -21,13 +21,15 @@ inline constexpr std::size_t kDethSize = 8;
 inline constexpr std::size_t kRethSize = 16;
 inline constexpr std::size_t kAethSize = 4;
 inline constexpr std::size_t kImmDtSize = 4;
+inline constexpr std::size_t kSrExtensionSize = 16;  // bifrost's SR extension (headers.h)
+inline constexpr std::size_t kCnpReservedSize = 16;  // after a CNP's BTH (RoCEv2 A17.9.3)
 
 // Pad bytes that make a payload of this size a multiple of 4 bytes.
 constexpr uint8_t pad_for(std::size_t payload_size) {
   return static_cast<uint8_t>((4 - payload_size % 4) % 4);
 }
 
-// BTH through ImmDt for a supported opcode.
+// BTH through ImmDt (or through a CNP's reserved bytes) for a supported opcode.
 std::size_t header_size(Opcode op);
 // The whole UDP payload: headers, payload, pad and ICRC.
 std::size_t udp_payload_size(Opcode op, std::size_t payload_size);
@@ -42,13 +44,15 @@ struct RoceView {
 // Encodes `headers` and `payload` as a UDP payload into `out` and returns its size. The ICRC is
 // computed over the IPv4 and UDP headers that `ip` describes, exactly as encode_ip_udp writes
 // them. headers.bth.pad_count is not read: the pad follows from the payload size. Headers the
-// opcode does not carry are ignored. On error the bytes of `out` are unspecified.
+// opcode does not carry are ignored; a CNP's reserved bytes are written as zero. On error the
+// bytes of `out` are unspecified.
 Result<std::size_t> encode_udp_payload(const IpUdpInfo& ip, const RoceHeaders& headers,
                                        std::span<const std::byte> payload,
                                        std::span<std::byte> out);
 
 // Parses a UDP payload. The ICRC is returned, not checked: it covers the IP and UDP headers,
-// which this function does not see (use icrc_matches or decode_ipv4_packet).
+// which this function does not see (use icrc_matches or decode_ipv4_packet). A CNP's reserved
+// bytes are skipped whatever they hold, as the annex says a receiver must.
 Result<RoceView> decode_udp_payload(std::span<const std::byte> udp_payload);
 
 // True if the ICRC at the end of `udp_payload` matches the packet sent inside the IPv4 and UDP

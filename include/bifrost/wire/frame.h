@@ -21,6 +21,12 @@ inline std::size_t ethernet_frame_size(Opcode op, std::size_t payload_size) {
   return kEthernetHeaderSize + ipv4_packet_size(op, payload_size);
 }
 
+// The frame size of a packet with these headers: the SR extension adds its bytes when present.
+inline std::size_t ethernet_frame_size(const RoceHeaders& headers, std::size_t payload_size) {
+  return ethernet_frame_size(headers.bth.opcode, payload_size) +
+         (headers.sr.present ? kSrExtensionSize : 0);
+}
+
 struct Ipv4View {
   IpUdpInfo ip;
   RoceView roce;

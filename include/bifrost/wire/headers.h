@@ -69,6 +69,22 @@ Aeth make_ack(uint32_t msn, uint8_t credits = 0x1F);  // 0x1F: end-to-end credit
 Aeth make_rnr_nak(uint32_t msn, uint8_t timer);
 Aeth make_nak(uint32_t msn, NakCode code);
 
+// bifrost's selective-repeat extension header, 16 bytes after the BTH, present when the BTH's
+// reserved bit next to AckReq is set (docs/wire.md). It lets a receiver place a packet that
+// arrives before the first packet of its message:
+//   WRITE packets:  address = remote VA of this packet's payload, key = rkey,
+//                   sequence = the message's receive sequence number (for WRITE_WITH_IMM);
+//   SEND packets:   address = byte offset of the payload in the message, key = 0,
+//                   sequence = the message's receive sequence number (which receive WQE);
+//   SACKs (ACK opcode, NAK PSN-sequence syndrome): sequence = the PSN that arrived.
+struct SrExtension {
+  bool present = false;
+  uint64_t address = 0;
+  uint32_t key = 0;
+  uint32_t sequence = 0;
+  bool operator==(const SrExtension&) const = default;
+};
+
 // Every transport header of one packet. Only the headers in header_chain(bth.opcode) are
 // encoded or meaningful after decoding.
 struct RoceHeaders {
@@ -77,8 +93,22 @@ struct RoceHeaders {
   Reth reth;
   Aeth aeth;
   uint32_t immediate = 0;  // ImmDt, carried big-endian; the value is opaque to the NIC
+  SrExtension sr;
   bool operator==(const RoceHeaders&) const = default;
 };
+
+// The headers of a RoCEv2 CNP as annex A17.9.3 lays it out and ConnectX NICs send it: opcode
+// 0x81, SE / M / A clear, BECN set, PSN 0, P_Key copied from the CE-marked packet and the
+// destination QP set to that packet's sender QP, the one to slow down.
+inline constexpr RoceHeaders make_cnp(uint32_t dest_qp, uint16_t pkey = kDefaultPkey) {
+  RoceHeaders h;
+  h.bth.opcode = Opcode::kCnp;
+  h.bth.migration = false;
+  h.bth.pkey = pkey;
+  h.bth.becn = true;
+  h.bth.dest_qp = dest_qp;
+  return h;
+}
 
 // PSN arithmetic modulo 2^24.
 inline constexpr uint32_t psn_add(uint32_t psn, uint32_t n) {

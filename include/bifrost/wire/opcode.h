@@ -1,6 +1,7 @@
 #pragma once
-// RoCEv2 / InfiniBand BTH opcodes for the RC, UC and UD transports, and the header chain each
-// opcode implies (IBTA Vol. 1, section 9.2 and table 38).
+// RoCEv2 / InfiniBand BTH opcodes for the RC, UC and UD transports and the RoCEv2 Congestion
+// Notification Packet, and the header chain each opcode implies (IBTA Vol. 1, section 9.2 and
+// table 38; RoCEv2 annex A17.9.3 for the CNP).
 #include <cstdint>
 #include <string_view>
 
@@ -42,17 +43,22 @@ enum class Opcode : uint8_t {
   // Unreliable Datagram (transport bits 011).
   kUdSendOnly = 0x64,
   kUdSendOnlyImm = 0x65,
+  // Congestion Notification Packet (transport bits 100, RoCEv2 annex A17.9.3): the DCQCN
+  // notification point tells the sender's QP (bth.dest_qp) to slow down.
+  kCnp = 0x81,
 };
 
-enum class Transport : uint8_t { kRc, kUc, kUd };
+enum class Transport : uint8_t { kRc, kUc, kUd, kCnp };
 
-// Which headers follow the BTH, in wire order: DETH, RETH, AETH, ImmDt, then payload.
+// Which headers follow the BTH, in wire order: DETH, RETH, AETH, ImmDt, then payload. A CNP
+// instead carries 16 reserved bytes and nothing else.
 struct HeaderChain {
   bool deth = false;
   bool reth = false;
   bool aeth = false;
   bool immdt = false;
-  bool payload = false;  // the opcode may carry payload bytes
+  bool payload = false;       // the opcode may carry payload bytes
+  bool cnp_reserved = false;  // 16 reserved bytes after the BTH: sent as zero, ignored on receive
 };
 
 // True for every opcode listed above; false for reserved or unsupported values.
@@ -60,7 +66,7 @@ bool is_supported(uint8_t raw_opcode);
 // The header chain of a supported opcode.
 HeaderChain header_chain(Opcode op);
 Transport transport_of(Opcode op);
-// Short upper-case name such as "RC_RDMA_WRITE_FIRST", for tables and logs.
+// Short upper-case name such as "RC_RDMA_WRITE_FIRST" (or "CNP"), for tables and logs.
 std::string_view opcode_name(Opcode op);
 
 }  // namespace bifrost::wire
