@@ -38,6 +38,7 @@ LinkEnd Host::port() {
 
 void Host::on_dequeue(uint32_t /*port*/, int /*priority*/, uint32_t /*frame_bytes*/, uint32_t tag) {
   if (tag != 0 && transmit_listener_ != nullptr) transmit_listener_->on_nic_transmit(tag);
+  transmitted();
 }
 
 void Host::receive_data(uint32_t /*port*/, world::PacketPtr packet, uint32_t frame_bytes) {

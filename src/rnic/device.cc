@@ -26,17 +26,28 @@ Device::Device(world::Scheduler& scheduler, DeviceConfig config)
     : scheduler_(scheduler),
       config_(checked(config)),
       clock_(config_.clock_offset, config_.clock_drift_ppm),
-      memory_(RandomStream(config_.seed, config_.name).fork("memory_keys")) {}
+      memory_(RandomStream(config_.seed, config_.name).fork("memory_keys")),
+      engine_(recovery::make_engine(config_.recovery)),
+      class_limiters_(config_.per_priority_limiters, RateLimiter(config_.rate_limiter)),
+      cache_(config_.context_cache, Bytes(engine_->footprint().per_qp_bytes)) {
+  if (config_.receive_pipeline) pipeline_.emplace(*config_.receive_pipeline);
+  if (config_.port_queue_packets == 0) {
+    throw Error("device {}: port_queue_packets must be at least 1", config_.name);
+  }
+}
 
-Device::~Device() = default;
+Device::~Device() {
+  detach();
+  for (auto& [qpn, qp] : qps_) scheduler_.cancel(qp->scheduling().wake);
+}
 
 ProtectionDomain Device::alloc_pd() {
   return ProtectionDomain{next_pd_++};
 }
 
 const MemoryRegion& Device::reg_mr(ProtectionDomain pd, uint64_t base, uint64_t length,
-                                   Access access) {
-  return memory_.register_region(pd, base, length, access);
+                                   Access access, HostMemory* memory) {
+  return memory_.register_region(pd, base, length, access, memory);
 }
 
 void Device::dereg_mr(uint32_t lkey) {
@@ -63,14 +74,19 @@ QueuePair& Device::create_qp(ProtectionDomain pd, QpType type, CompletionQueue& 
   const uint32_t qpn = next_qpn_;
   next_qpn_ = (next_qpn_ + 1) & kQpnMask;
   const QpLimits limits{config_.gids.size(), config_.max_mtu, 16};
-  auto qp = std::make_unique<QueuePair>(qpn, type, pd, send_cq, recv_cq, limits);
+  auto qp = std::make_unique<QueuePair>(qpn, type, pd, send_cq, recv_cq, limits, this);
   return *qps_.emplace(qpn, std::move(qp)).first->second;
 }
 
 void Device::destroy_qp(uint32_t qp_num) {
-  if (qps_.erase(qp_num) == 0) {
+  const auto it = qps_.find(qp_num);
+  if (it == qps_.end()) {
     throw Error("device {}: cannot destroy QP {}: no such QP", config_.name, qp_num);
   }
+  QueuePair* qp = it->second.get();
+  scheduler_.cancel(qp->scheduling().wake);
+  for (auto& ready : ready_) std::erase(ready, qp);
+  qps_.erase(it);
 }
 
 QueuePair* Device::find_qp(uint32_t qp_num) {

@@ -1,5 +1,7 @@
 #include "bifrost/rnic/memory_region.h"
 
+#include "bifrost/rnic/host_memory.h"
+
 #include "bifrost/core/error.h"
 
 namespace bifrost::rnic {
@@ -49,7 +51,8 @@ uint32_t MemoryRegistry::fresh_key() {
 }
 
 const MemoryRegion& MemoryRegistry::register_region(ProtectionDomain pd, uint64_t base,
-                                                    uint64_t length, Access access) {
+                                                    uint64_t length, Access access,
+                                                    HostMemory* memory) {
   if (length > UINT64_MAX - base) {
     throw Error(
         "cannot register memory region at {:#x} of {} bytes: it wraps past the end of "
@@ -63,7 +66,14 @@ const MemoryRegion& MemoryRegistry::register_region(ProtectionDomain pd, uint64_
         "need local_write as well",
         to_string(access));
   }
-  MemoryRegion mr{pd, base, length, access, fresh_key(), fresh_key()};
+  if (memory != nullptr && (base < memory->base() || length > memory->size() ||
+                            base - memory->base() > memory->size() - length)) {
+    throw Error(
+        "cannot register memory region [{:#x}, +{}): it is not inside its host memory [{:#x}, "
+        "+{})",
+        base, length, memory->base(), memory->size());
+  }
+  MemoryRegion mr{pd, base, length, access, fresh_key(), fresh_key(), memory};
   lkey_of_rkey_.emplace(mr.rkey, mr.lkey);
   return by_lkey_.emplace(mr.lkey, mr).first->second;
 }

@@ -7,6 +7,13 @@
 #include <string>
 
 #include "bifrost/core/error.h"
+#include "bifrost/rnic/nic_context.h"
+#include "bifrost/rnic/packet_kind.h"
+#include "bifrost/rnic/rate_limiter.h"
+#include "bifrost/rnic/requester.h"
+#include "bifrost/rnic/responder.h"
+#include "bifrost/rnic/work_request.h"
+#include "bifrost/wire/headers.h"
 
 namespace bifrost::rnic {
 namespace {
@@ -148,13 +155,83 @@ std::string to_string(QpAttrMask mask) {
 }
 
 QueuePair::QueuePair(uint32_t qp_num, QpType type, ProtectionDomain pd, CompletionQueue& send_cq,
-                     CompletionQueue& recv_cq, QpLimits limits)
+                     CompletionQueue& recv_cq, QpLimits limits, NicContext* nic)
     : qp_num_(qp_num),
       type_(type),
       pd_(pd),
       send_cq_(&send_cq),
       recv_cq_(&recv_cq),
-      limits_(limits) {}
+      limits_(limits),
+      nic_(nic) {
+  if (nic_ != nullptr) {
+    requester_ = std::make_unique<Requester>(*this, *nic_);
+    responder_ = std::make_unique<Responder>(*this, *nic_);
+  }
+}
+
+QueuePair::~QueuePair() = default;
+
+void QueuePair::require_data_path(std::string_view verb) const {
+  if (nic_ == nullptr) throw Error("QP {}: {} needs a QP created on a device", qp_num_, verb);
+}
+
+void QueuePair::post_send(const SendWr& wr) {
+  require_data_path("post_send");
+  requester_->post(wr);
+}
+
+void QueuePair::post_recv(const RecvWr& wr) {
+  require_data_path("post_recv");
+  if (type_ == QpType::ud && wr.sge.length < kGrhBytes) {
+    throw Error("QP {} (UD): a receive buffer needs at least {} bytes for the GRH, got {}", qp_num_,
+                kGrhBytes, wr.sge.length);
+  }
+  responder_->post(wr);
+}
+
+void QueuePair::enter_error() {
+  if (attr_.state == QpState::err) return;
+  attr_.state = QpState::err;
+  if (requester_) requester_->flush();
+  if (responder_) responder_->flush();
+}
+
+bool QueuePair::produce(world::Packet& out) {
+  if (nic_ == nullptr) return false;
+  return responder_->produce(out) || requester_->produce(out);
+}
+
+void QueuePair::receive(const world::Packet& packet) {
+  if (nic_ == nullptr) return;
+  const Operation op = packet_kind(packet.roce.bth.opcode).operation;
+  if (op == Operation::acknowledge || op == Operation::read_response) {
+    requester_->receive(packet);
+  } else {
+    responder_->receive(packet);
+  }
+}
+
+Time QueuePair::pipeline_stall(const world::Packet& packet) const {
+  return nic_ == nullptr ? Time::zero() : responder_->pipeline_stall(packet);
+}
+
+void QueuePair::address(world::Packet& packet, world::Ipv4 dest) const {
+  packet.src = world::Endpoint{nic_->gid(attr_.av.sgid_index), source_port()};
+  packet.dst = world::Endpoint{dest, wire::kRoceV2UdpPort};
+  packet.dscp = attr_.av.traffic_class >> 2;
+  if (nic_->data_path().ecn_capable) packet.ecn = 2;  // ECT(0)
+}
+
+uint16_t QueuePair::source_port() const {
+  if (attr_.udp_sport != 0) return attr_.udp_sport;
+  // Like NICs that hash the QPN into the dynamic port range when none is set.
+  return static_cast<uint16_t>(0xC000 | ((qp_num_ * 2654435761u) >> 18));
+}
+
+RateLimiter& QueuePair::own_limiter() {
+  if (!own_limiter_) own_limiter_ = std::make_unique<RateLimiter>(nic_->rate_limiter_config());
+  return *own_limiter_;
+}
 
 void QueuePair::modify(const QpAttr& attr, QpAttrMask mask) {
   const QpState from = attr_.state;
@@ -188,6 +265,12 @@ void QueuePair::modify(const QpAttr& attr, QpAttrMask mask) {
 
   if (to == QpState::reset) {
     attr_ = QpAttr{};  // RESET forgets everything, as on a real NIC
+    if (requester_) requester_->reset();
+    if (responder_) responder_->reset();
+    return;
+  }
+  if (to == QpState::err) {
+    enter_error();
     return;
   }
   if (has(mask, M::pkey_index)) attr_.pkey_index = attr.pkey_index;
@@ -207,6 +290,9 @@ void QueuePair::modify(const QpAttr& attr, QpAttrMask mask) {
   if (has(mask, M::max_dest_rd_atomic)) attr_.max_dest_rd_atomic = attr.max_dest_rd_atomic;
   if (has(mask, M::udp_sport)) attr_.udp_sport = attr.udp_sport;
   attr_.state = to;
+  if (from == QpState::init && to == QpState::rtr && responder_) responder_->start(attr_.rq_psn);
+  if (from == QpState::rtr && to == QpState::rts && requester_) requester_->start(attr_.sq_psn);
+  if (to == QpState::rts && nic_ != nullptr) nic_->wake(*this);
 }
 
 void QueuePair::check_values(const QpAttr& attr, QpAttrMask mask, std::string_view where) const {

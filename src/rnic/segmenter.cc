@@ -1,5 +1,7 @@
 #include "bifrost/rnic/segmenter.h"
 
+#include <algorithm>
+
 #include "bifrost/core/error.h"
 
 namespace bifrost::rnic {
@@ -135,6 +137,40 @@ uint64_t write_placement(uint32_t psn, uint32_t first_psn, uint64_t first_va, ui
     throw Error("PSN {:#08x} precedes the first PSN {:#08x} of its message", psn, first_psn);
   }
   return first_va + static_cast<uint64_t>(index) * mtu;
+}
+
+SegmentedPacket segment_packet(QpType type, const SendWqe& wqe, uint32_t mtu, uint32_t first_psn,
+                               uint32_t dest_qp, uint32_t index) {
+  const bool read = wqe.opcode == WrOpcode::rdma_read;
+  const bool write =
+      wqe.opcode == WrOpcode::rdma_write || wqe.opcode == WrOpcode::rdma_write_with_imm;
+  const bool imm =
+      wqe.opcode == WrOpcode::send_with_imm || wqe.opcode == WrOpcode::rdma_write_with_imm;
+  const uint32_t count = read ? 1 : packet_count(wqe.length, mtu);
+  const bool first = index == 0;
+  const bool last = index + 1 == count;
+  const PacketPosition position = count == 1 ? PacketPosition::only
+                                  : first    ? PacketPosition::first
+                                  : last     ? PacketPosition::last
+                                             : PacketPosition::middle;
+  SegmentedPacket p;
+  p.payload_offset = read ? 0 : uint64_t{index} * mtu;
+  p.payload_length =
+      read ? 0 : static_cast<uint32_t>(std::min<uint64_t>(wqe.length - p.payload_offset, mtu));
+  wire::RoceHeaders& h = p.headers;
+  h.bth.dest_qp = dest_qp & wire::kPsnMask;
+  h.bth.opcode = request_opcode(type, wqe.opcode, position);
+  h.bth.psn = wire::psn_add(first_psn, index);
+  h.bth.solicited = last && wqe.solicited;
+  h.bth.ack_request = last && type == QpType::rc;
+  h.bth.pad_count = static_cast<uint8_t>((4 - (p.payload_length & 3)) & 3);
+  if (first && (read || write)) {
+    h.reth.virtual_address = wqe.remote_addr;
+    h.reth.rkey = wqe.rkey;
+    h.reth.dma_length = static_cast<uint32_t>(wqe.length);
+  }
+  h.immediate = last && imm ? wqe.imm : 0;
+  return p;
 }
 
 }  // namespace bifrost::rnic

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "bifrost/core/time.h"
+#include "bifrost/world/address.h"
 
 namespace bifrost::rnic {
 
@@ -37,6 +38,9 @@ struct WorkCompletion {
   std::optional<uint32_t> imm;
   uint32_t qp_num = 0;
   Time hw_timestamp;
+  // UD receives: who sent it (the GRH and DETH of the packet).
+  uint32_t src_qp = 0;
+  world::Ipv4 src_ip;
 };
 
 class CompletionQueue {

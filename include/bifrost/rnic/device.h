@@ -2,8 +2,11 @@
 // A soft RoCEv2 NIC's verbs objects: it owns the GID table, the key stream, the hardware clock,
 // and every PD, MR, CQ and QP created on it. References it returns stay valid until the object
 // is destroyed on it (or the device is).
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,8 +16,15 @@
 #include "bifrost/rnic/completion_queue.h"
 #include "bifrost/rnic/hw_clock.h"
 #include "bifrost/rnic/memory_region.h"
+#include "bifrost/rnic/nic_context.h"
+#include "bifrost/rnic/qp_context_cache.h"
 #include "bifrost/rnic/queue_pair.h"
+#include "bifrost/rnic/rate_limiter.h"
+#include "bifrost/rnic/receive_pipeline.h"
+#include "bifrost/rnic/recovery/engine.h"
+#include "bifrost/rnic/work_request.h"
 #include "bifrost/world/address.h"
+#include "bifrost/world/packet_port.h"
 #include "bifrost/world/scheduler.h"
 
 namespace bifrost::rnic {
@@ -30,20 +40,37 @@ struct DeviceConfig {
   Time clock_query_cost = Time::us(1);
   Time clock_offset;
   double clock_drift_ppm = 0;
+
+  // The data path.
+  DataPathConfig data_path{};
+  recovery::RecoveryConfig recovery{};
+  RateLimiterConfig rate_limiter{};
+  // 0: every QP may get its own rate limiter. N > 0: ConnectX-3 Pro style, N limiters shared
+  // by priority class (class % N), so QPs of one class share one rate.
+  size_t per_priority_limiters = 0;
+  // The finite receive pipeline; unset: packets are processed the moment they arrive.
+  std::optional<ReceivePipelineConfig> receive_pipeline{};
+  // The on-chip QP-context cache (capacity 0: not modelled). Misses add to the receive
+  // pipeline's service time, so they need receive_pipeline to cost anything.
+  QpContextCacheConfig context_cache{};
+  // Packets the device keeps queued in its port; its own scheduler orders the rest.
+  uint32_t port_queue_packets = 2;
 };
 
-class Device {
+class Device final : public NicContext {
  public:
   // Throws Error for an empty GID table or a max_mtu that is not 256..4096 and a power of two.
   Device(world::Scheduler& scheduler, DeviceConfig config);
-  ~Device();
+  ~Device() override;
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
   ProtectionDomain alloc_pd();
-  const MemoryRegion& reg_mr(ProtectionDomain pd, uint64_t base, uint64_t length, Access access);
+  // `memory` holds the region's bytes (see MemoryRegion::memory); it must outlive the region.
+  const MemoryRegion& reg_mr(ProtectionDomain pd, uint64_t base, uint64_t length, Access access,
+                             HostMemory* memory = nullptr);
   void dereg_mr(uint32_t lkey);
-  const MemoryRegistry& memory() const { return memory_; }
+  const MemoryRegistry& memory() const override { return memory_; }
 
   // Throws Error if entries is 0 or above max_cq_entries.
   CompletionQueue& create_cq(size_t entries);
@@ -54,15 +81,49 @@ class Device {
   void destroy_qp(uint32_t qp_num);
   QueuePair* find_qp(uint32_t qp_num);
 
+  // Connects the device to the network: it sends through `port` and receives what arrives
+  // there. The port must outlive the device or be detached first.
+  void attach(world::PacketPort& port);
+  void detach();
+  // Sets the hardware rate limit of `qp` (Rate 0: unlimited). In per-priority mode it sets the
+  // limiter of the QP's class, shared with every QP of that class.
+  void set_rate_limit(QueuePair& qp, Rate rate);
+
+  const DataPathCounters& data_path_counters() const { return counters_; }
+  const recovery::Engine& recovery_engine() const { return *engine_; }
+  // NIC memory the recovery engine needs for `qps` queue pairs: base contexts + per-QP state +
+  // shared state.
+  uint64_t recovery_memory_bytes(uint64_t qps) const;
+  const ReceivePipeline* receive_pipeline() const { return pipeline_ ? &*pipeline_ : nullptr; }
+  const QpContextCache& context_cache() const { return cache_; }
+
   const std::string& name() const { return config_.name; }
   const std::vector<world::Ipv4>& gids() const { return config_.gids; }
   uint32_t max_mtu() const { return config_.max_mtu; }
   Time clock_query_cost() const { return config_.clock_query_cost; }
   const HwClock& clock() const { return clock_; }
   // The NIC clock now, as a CQE timestamp would carry it.
-  Time hw_time() const { return clock_.hw_time(scheduler_.now()); }
+  Time hw_time() const override { return clock_.hw_time(scheduler_.now()); }
+
+  // NicContext, for the QPs' data path.
+  world::Scheduler& scheduler() override { return scheduler_; }
+  recovery::Engine& recovery() override { return *engine_; }
+  const DataPathConfig& data_path() const override { return config_.data_path; }
+  DataPathCounters& counters() override { return counters_; }
+  world::Ipv4 gid(size_t index) const override { return config_.gids.at(index); }
+  const RateLimiterConfig& rate_limiter_config() const override { return config_.rate_limiter; }
+  void wake(QueuePair& qp) override;
+  void send_ack(QueuePair& qp, const wire::RoceHeaders& headers) override;
 
  private:
+  void pump();
+  QueuePair* next_ready();
+  RateLimiter* limiter_of(QueuePair& qp);
+  void transmit(world::PacketPtr packet);
+  void on_transmitted();
+  void receive(world::PacketPtr packet);
+  void deliver(world::PacketPtr packet);
+
   world::Scheduler& scheduler_;
   DeviceConfig config_;
   HwClock clock_;
@@ -71,6 +132,17 @@ class Device {
   uint32_t next_qpn_ = 2;
   std::vector<std::unique_ptr<CompletionQueue>> cqs_;
   std::unordered_map<uint32_t, std::unique_ptr<QueuePair>> qps_;
+
+  std::unique_ptr<recovery::Engine> engine_;
+  DataPathCounters counters_;
+  world::PacketPort* port_ = nullptr;
+  uint32_t in_port_ = 0;  // packets handed to the port that have not started transmission
+  bool pumping_ = false;
+  std::deque<world::PacketPtr> acks_;
+  std::array<std::deque<QueuePair*>, 8> ready_;  // per priority class, round-robin
+  std::vector<RateLimiter> class_limiters_;
+  std::optional<ReceivePipeline> pipeline_;
+  QpContextCache cache_;
 };
 
 }  // namespace bifrost::rnic

@@ -1,5 +1,5 @@
 #pragma once
-// Protection domains and memory regions: what a remote peer may touch. The future receive path
+// Protection domains and memory regions: what a remote peer may touch. The receive path
 // calls check_remote before placing a single byte and maps a failure to a remote-access NAK.
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +13,8 @@
 namespace bifrost::rnic {
 
 // A handle: MRs and QPs belong to one PD, and a remote access through a QP of another PD fails.
+class HostMemory;
+
 struct ProtectionDomain {
   uint32_t handle = 0;
   constexpr bool operator==(const ProtectionDomain&) const = default;
@@ -25,6 +27,9 @@ struct MemoryRegion {
   Access access = Access::none;
   uint32_t lkey = 0;
   uint32_t rkey = 0;
+  // Where the bytes live. Null: a region without content (simulated bulk data nobody checks);
+  // reads give zero-pattern payloads and writes are discarded.
+  HostMemory* memory = nullptr;
 };
 
 enum class AccessResult : uint8_t { ok, bad_rkey, out_of_bounds, access_denied, wrong_pd };
@@ -35,10 +40,11 @@ class MemoryRegistry {
   // Keys are drawn from `keys`, so a peer cannot guess the next rkey from the last one.
   explicit MemoryRegistry(RandomStream keys) : keys_(keys) {}
 
-  // Throws Error if base + length wraps past 2^64 or if a remote write/atomic right comes
-  // without local_write (ibverbs refuses that combination too).
+  // Throws Error if base + length wraps past 2^64, if a remote write/atomic right comes
+  // without local_write (ibverbs refuses that combination too) or if `memory` is given and
+  // does not hold the whole region.
   const MemoryRegion& register_region(ProtectionDomain pd, uint64_t base, uint64_t length,
-                                      Access access);
+                                      Access access, HostMemory* memory = nullptr);
   // Throws Error if no live region has this lkey.
   void deregister(uint32_t lkey);
 

@@ -3,15 +3,24 @@
 // transitions exist, which attributes each one requires or permits per QP type, and which
 // values are legal. The tables follow ibv_modify_qp(3) and the kernel's qp_state_table.
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "bifrost/rnic/access.h"
 #include "bifrost/rnic/memory_region.h"
 #include "bifrost/world/address.h"
+#include "bifrost/world/packet.h"
+#include "bifrost/world/scheduler.h"
 
 namespace bifrost::rnic {
 
 class CompletionQueue;
+class NicContext;
+class RateLimiter;
+class Requester;
+class Responder;
+struct SendWr;
+struct RecvWr;
 
 enum class QpType : uint8_t { rc, uc, ud };
 enum class QpState : uint8_t { reset, init, rtr, rts, sqd, err };
@@ -54,6 +63,9 @@ std::string to_string(QpAttrMask mask);
 struct AddressVector {
   world::Ipv4 dest_ip;
   uint8_t sgid_index = 0;
+  // The IP traffic class byte (ibverbs grh.traffic_class): DSCP in the top six bits, ECN bits
+  // ignored. The NIC schedules QPs by DSCP / 8, higher first.
+  uint8_t traffic_class = 0;
   constexpr bool operator==(const AddressVector&) const = default;
 };
 
@@ -86,8 +98,12 @@ struct QpLimits {
 
 class QueuePair {
  public:
+  // Without a NicContext the QP has its state machine only (post_send/post_recv throw).
   QueuePair(uint32_t qp_num, QpType type, ProtectionDomain pd, CompletionQueue& send_cq,
-            CompletionQueue& recv_cq, QpLimits limits);
+            CompletionQueue& recv_cq, QpLimits limits, NicContext* nic = nullptr);
+  ~QueuePair();
+  QueuePair(const QueuePair&) = delete;
+  QueuePair& operator=(const QueuePair&) = delete;
 
   // Applies the fields of `attr` named in `mask`. The target state is attr.state if the mask
   // holds `state`, otherwise the current state. Throws Error naming the QP and the transition
@@ -104,8 +120,40 @@ class QueuePair {
   CompletionQueue& send_cq() const { return *send_cq_; }
   CompletionQueue& recv_cq() const { return *recv_cq_; }
 
+  // Data path (ibv_post_send / ibv_post_recv). Throw Error for a QP without a data path, a
+  // state that cannot post, a full queue or a request the QP type cannot carry; a bad local
+  // buffer completes with local_protection_error instead, as on hardware.
+  void post_send(const SendWr& wr);
+  void post_recv(const RecvWr& wr);
+  // Moves the QP to ERR, flushing both queues (the NIC's own transition on a fatal error).
+  void enter_error();
+
+  // Used by the device: the next packet this QP sends (READ responses before requests), an
+  // arriving packet, and the addressing every packet of the QP carries.
+  bool produce(world::Packet& out);
+  void receive(const world::Packet& packet);
+  void address(world::Packet& packet, world::Ipv4 dest) const;
+  Time pipeline_stall(const world::Packet& packet) const;
+  // The UDP source port packets leave from: udp_sport, or one derived from the QPN.
+  uint16_t source_port() const;
+  // The transmit scheduler's class for this QP: DSCP / 8.
+  int priority() const { return attr_.av.traffic_class >> 5; }
+  Requester* requester() const { return requester_.get(); }
+  Responder* responder() const { return responder_.get(); }
+
+  // The transmit scheduler's bookkeeping (device-owned; here to avoid a map look-up per packet).
+  struct Scheduling {
+    bool queued = false;  // on a ready list
+    world::TimerId wake;  // pending rate-limiter wake-up
+    RateLimiter* limiter = nullptr;
+  };
+  Scheduling& scheduling() { return scheduling_; }
+  // The QP's own hardware rate limiter (created on first use).
+  RateLimiter& own_limiter();
+
  private:
   void check_values(const QpAttr& attr, QpAttrMask mask, std::string_view transition) const;
+  void require_data_path(std::string_view verb) const;
 
   uint32_t qp_num_;
   QpType type_;
@@ -114,6 +162,11 @@ class QueuePair {
   CompletionQueue* recv_cq_;
   QpLimits limits_;
   QpAttr attr_;
+  NicContext* nic_;
+  std::unique_ptr<Requester> requester_;
+  std::unique_ptr<Responder> responder_;
+  std::unique_ptr<RateLimiter> own_limiter_;
+  Scheduling scheduling_;
 };
 
 }  // namespace bifrost::rnic

@@ -52,6 +52,19 @@ wire::Opcode request_opcode(QpType type, WrOpcode wqe_opcode, PacketPosition pos
 // wrap; throws Error if `psn` precedes `first_psn` or the MTU is bad.
 uint64_t write_placement(uint32_t psn, uint32_t first_psn, uint64_t first_va, uint32_t mtu);
 
+// One packet of a segmented message: its headers and which payload bytes it carries.
+struct SegmentedPacket {
+  wire::RoceHeaders headers;
+  uint64_t payload_offset = 0;
+  uint32_t payload_length = 0;
+};
+
+// Packet `index` (0-based, below request_packet_count) of `wqe` sent from `first_psn` to
+// `dest_qp`. Does not validate: call check_wqe once per work request first. Retransmissions
+// regenerate single packets with it.
+SegmentedPacket segment_packet(QpType type, const SendWqe& wqe, uint32_t mtu, uint32_t first_psn,
+                               uint32_t dest_qp, uint32_t index);
+
 // Segments `wqe` into packets with PSNs first_psn, first_psn + 1, ... (modulo 2^24) to
 // `dest_qp`, calling emit(const wire::RoceHeaders&, uint64_t payload_offset,
 // uint32_t payload_length) once per packet in order. Validates with check_wqe first, so it
@@ -60,38 +73,10 @@ template <typename Fn>
 uint32_t segment(QpType type, const SendWqe& wqe, uint32_t mtu, uint32_t first_psn,
                  uint32_t dest_qp, Fn&& emit) {
   check_wqe(type, wqe, mtu);
-  const bool read = wqe.opcode == WrOpcode::rdma_read;
-  const bool write =
-      wqe.opcode == WrOpcode::rdma_write || wqe.opcode == WrOpcode::rdma_write_with_imm;
-  const bool imm =
-      wqe.opcode == WrOpcode::send_with_imm || wqe.opcode == WrOpcode::rdma_write_with_imm;
   const uint32_t count = request_packet_count(wqe, mtu);
-  wire::RoceHeaders h;
-  h.bth.dest_qp = dest_qp & wire::kPsnMask;
   for (uint32_t i = 0; i < count; ++i) {
-    const bool first = i == 0;
-    const bool last = i + 1 == count;
-    const PacketPosition position = count == 1 ? PacketPosition::only
-                                    : first    ? PacketPosition::first
-                                    : last     ? PacketPosition::last
-                                               : PacketPosition::middle;
-    const uint64_t offset = read ? 0 : uint64_t{i} * mtu;
-    const auto length =
-        read ? uint32_t{0}
-             : static_cast<uint32_t>(wqe.length - offset < mtu ? wqe.length - offset : mtu);
-    h.bth.opcode = request_opcode(type, wqe.opcode, position);
-    h.bth.psn = wire::psn_add(first_psn, i);
-    h.bth.solicited = last && wqe.solicited;
-    h.bth.ack_request = last && type == QpType::rc;
-    h.bth.pad_count = static_cast<uint8_t>((4 - (length & 3)) & 3);
-    h.reth = {};
-    if (first && (read || write)) {
-      h.reth.virtual_address = wqe.remote_addr;
-      h.reth.rkey = wqe.rkey;
-      h.reth.dma_length = static_cast<uint32_t>(wqe.length);
-    }
-    h.immediate = last && imm ? wqe.imm : 0;
-    emit(static_cast<const wire::RoceHeaders&>(h), offset, length);
+    const SegmentedPacket p = segment_packet(type, wqe, mtu, first_psn, dest_qp, i);
+    emit(p.headers, p.payload_offset, p.payload_length);
   }
   return count;
 }

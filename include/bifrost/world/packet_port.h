@@ -7,6 +7,10 @@
 namespace bifrost::world {
 
 using ReceiveHandler = InplaceFunction<void(PacketPtr), 32>;
+// Told once per packet given to send(), when the port starts transmitting it (a simulated NIC
+// port) or has handed it to the kernel (sockets). A NIC keeps only a few packets queued in the
+// port and sends the next from here, so its own QP scheduler and rate limiters pick the order.
+using TransmitHandler = InplaceFunction<void(), 16>;
 
 class PacketPort {
  public:
@@ -18,6 +22,7 @@ class PacketPort {
   // Where arriving packets go. A port with no handler drops what arrives and counts it.
   void set_receive_handler(ReceiveHandler handler) { handler_ = std::move(handler); }
   uint64_t dropped_without_handler() const { return dropped_without_handler_; }
+  void set_transmit_handler(TransmitHandler handler) { transmit_handler_ = std::move(handler); }
 
  protected:
   // Called by implementations for every packet that arrives.
@@ -28,9 +33,14 @@ class PacketPort {
       ++dropped_without_handler_;
     }
   }
+  // Called by implementations when a packet starts transmission.
+  void transmitted() {
+    if (transmit_handler_) transmit_handler_();
+  }
 
  private:
   ReceiveHandler handler_;
+  TransmitHandler transmit_handler_;
   uint64_t dropped_without_handler_ = 0;
 };
 

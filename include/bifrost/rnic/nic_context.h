@@ -1,0 +1,72 @@
+#pragma once
+// What a queue pair's data path needs from its device: time, memory, the transmit scheduler,
+// the recovery engine and the device-wide configuration. Device implements it; tests may too.
+#include <cstdint>
+
+#include "bifrost/core/time.h"
+#include "bifrost/rnic/memory_region.h"
+#include "bifrost/rnic/rate_limiter.h"
+#include "bifrost/rnic/recovery/engine.h"
+#include "bifrost/wire/headers.h"
+#include "bifrost/world/address.h"
+#include "bifrost/world/scheduler.h"
+
+namespace bifrost::rnic {
+
+class QueuePair;
+
+// Device-wide data-path behaviour.
+struct DataPathConfig {
+  // RC responder: besides every packet with AckReq (the last of each message), ACK after this
+  // many in-order packets without one; 0 ACKs only on AckReq.
+  uint32_t ack_every_packets = 8;
+  // Work requests a QP's send and receive queues hold (ibv_qp_cap.max_send_wr/max_recv_wr).
+  uint32_t max_send_wr = 4096;
+  uint32_t max_recv_wr = 4096;
+  // Mark data packets ECN-capable (ECT(0)), as NICs with DCQCN do.
+  bool ecn_capable = false;
+};
+
+// What the data path counted, device-wide.
+struct DataPathCounters {
+  uint64_t tx_packets = 0;
+  uint64_t tx_retransmitted = 0;
+  uint64_t tx_acks = 0;  // ACK, NAK, SACK and RNR NAK packets
+  uint64_t rx_packets = 0;
+  uint64_t rx_out_of_order = 0;      // accepted ahead of the expected PSN (SR engines)
+  uint64_t rx_dropped_sequence = 0;  // dropped after a gap (GBN) or beyond the window
+  uint64_t rx_duplicates = 0;
+  uint64_t rx_no_qp = 0;                // no QP with the packet's destination QPN
+  uint64_t rx_bad_state = 0;            // the QP could not receive in its state
+  uint64_t rx_pipeline_drops = 0;       // the receive pipeline's buffer was full
+  uint64_t rx_qkey_mismatch = 0;        // UD packets with the wrong Q_Key
+  uint64_t rx_uc_messages_dropped = 0;  // UC messages cut by a lost packet or without a receive
+  uint64_t rx_ud_no_receive = 0;        // UD packets that found no receive posted
+  uint64_t naks_sent = 0;
+  uint64_t sacks_sent = 0;
+  uint64_t rnr_naks_sent = 0;
+  uint64_t access_naks_sent = 0;
+  uint64_t timeouts = 0;
+  uint64_t pipeline_stalls = 0;
+};
+
+class NicContext {
+ public:
+  virtual ~NicContext() = default;
+  virtual world::Scheduler& scheduler() = 0;
+  // The NIC clock now (CQE timestamps).
+  virtual Time hw_time() const = 0;
+  virtual const MemoryRegistry& memory() const = 0;
+  virtual recovery::Engine& recovery() = 0;
+  virtual const DataPathConfig& data_path() const = 0;
+  virtual DataPathCounters& counters() = 0;
+  // The source address at `index` of the GID table (the QP checked the index).
+  virtual world::Ipv4 gid(size_t index) const = 0;
+  virtual const RateLimiterConfig& rate_limiter_config() const = 0;
+  // The QP has something to send (or may have): put it on the transmit scheduler.
+  virtual void wake(QueuePair& qp) = 0;
+  // Queues an ACK-class packet (ACK, NAK, SACK, RNR NAK) of `qp`, sent before data.
+  virtual void send_ack(QueuePair& qp, const wire::RoceHeaders& headers) = 0;
+};
+
+}  // namespace bifrost::rnic

@@ -1,0 +1,122 @@
+#pragma once
+// The loss-recovery engine of a soft RNIC: the policy half of RC reliability. The requester and
+// responder (requester.h, responder.h) do the mechanics common to every engine: segmentation,
+// placement, completions. The engine decides what a gap in the PSN sequence means: drop and go
+// back (GBN), or accept out of order and repeat selectively (IRN, SRNIC, and FaSR in its own
+// issue).
+//
+// One Engine per device, chosen at construction. It makes the per-QP state of both halves and
+// may hold state shared by all QPs of the device (FaSR's pool), which is why the per-QP objects
+// come from the engine rather than being constructed directly.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "bifrost/core/time.h"
+
+namespace bifrost::rnic::recovery {
+
+// What the responder does with an arriving request packet.
+enum class Arrival : uint8_t {
+  in_order,      // psn == expected: process it and advance
+  out_of_order,  // ahead of expected, accepted and placed now (selective-repeat engines)
+  duplicate,     // behind expected: processed before; acknowledge again
+  drop,          // ahead of expected, discarded (go-back-N)
+};
+std::string_view to_string(Arrival arrival);
+
+// What the responder sends back after an arrival.
+enum class Feedback : uint8_t {
+  none,
+  ack,           // cumulative ACK (subject to coalescing)
+  nak_sequence,  // NAK PSN sequence error carrying the expected PSN
+  sack,          // selective ACK: cumulative PSN plus the PSN that arrived
+};
+
+// Per-QP receive-side state.
+class ResponderState {
+ public:
+  virtual ~ResponderState() = default;
+  // Classifies a request packet `psn` while `expected` is the next in-order PSN. Records
+  // nothing: the responder may still refuse the packet (no receive posted).
+  virtual Arrival classify(uint32_t psn, uint32_t expected) = 0;
+  // An out_of_order packet was accepted; it occupies `span` PSNs from `psn` (a READ request
+  // occupies one PSN per response packet).
+  virtual void record(uint32_t psn, uint32_t span) = 0;
+  // After the in-order packet at `expected`, spanning `span` PSNs, was processed: the new
+  // expected PSN. Selective engines skip PSNs that already arrived out of order.
+  virtual uint32_t advance(uint32_t expected, uint32_t span) = 0;
+  virtual Feedback feedback(Arrival arrival) = 0;
+  // Extra receive-pipeline time processing this packet costs (SRNIC reads or writes its bitmap
+  // in host memory). Called before classify.
+  virtual Time pipeline_stall(uint32_t /*psn*/, uint32_t /*expected*/) const {
+    return Time::zero();
+  }
+};
+
+// Per-QP send-side state. PSNs are 24-bit; `una` is the oldest unacknowledged PSN and `snd_max`
+// the next never-sent PSN.
+class RequesterState {
+ public:
+  virtual ~RequesterState() = default;
+  // A cumulative ACK moved una forward.
+  virtual void on_ack(uint32_t una) = 0;
+  // NAK sequence error: the responder expects `psn` (everything before is acknowledged).
+  virtual void on_nak(uint32_t psn, uint32_t snd_max) = 0;
+  // Selective ACK: everything before `una` is acknowledged and `sacked` arrived.
+  virtual void on_sack(uint32_t una, uint32_t sacked, uint32_t snd_max) = 0;
+  // The retransmission timer expired with una..snd_max outstanding.
+  virtual void on_timeout(uint32_t una, uint32_t snd_max) = 0;
+  // The next PSN to retransmit, if any; the requester sends it before new packets.
+  virtual std::optional<uint32_t> next_retransmission(uint32_t una, uint32_t snd_max) = 0;
+  // Whether a new packet may go out with `in_flight` = snd_max - una packets outstanding.
+  virtual bool may_send_new(uint32_t in_flight) const = 0;
+  // The retransmission timeout with `in_flight` packets outstanding; `qp_timeout` is the QP's
+  // own attribute (4.096 us * 2^timeout), which hardware GBN uses.
+  virtual Time timeout(uint32_t in_flight, Time qp_timeout) const = 0;
+};
+
+// NIC memory a recovery engine needs (the FaSR paper's accounting, section V-A).
+struct MemoryFootprint {
+  uint64_t per_qp_bytes = 0;  // beyond the 256 B base context every engine has
+  uint64_t shared_bytes = 0;  // held once per device
+};
+inline constexpr uint64_t kBaseContextBytes = 256;
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string_view name() const = 0;
+  // True if request packets carry the selective-repeat extension header (so packets that
+  // arrive before their message's first packet can be placed).
+  virtual bool selective() const = 0;
+  virtual MemoryFootprint footprint() const = 0;
+  virtual std::unique_ptr<RequesterState> make_requester() = 0;
+  virtual std::unique_ptr<ResponderState> make_responder() = 0;
+};
+
+enum class EngineKind : uint8_t { gbn, irn, srnic };
+std::string_view to_string(EngineKind kind);
+// Parses "gbn", "irn" or "srnic"; throws Error naming the choices otherwise.
+EngineKind parse_engine_kind(std::string_view text);
+
+struct RecoveryConfig {
+  EngineKind kind = EngineKind::gbn;
+  // IRN and SRNIC: at most this many packets in flight per QP (the paper caps at one BDP).
+  uint32_t bdp_packets = 128;
+  // IRN: RTO_low applies while at most rto_low_threshold packets are in flight (the IRN
+  // paper's defaults: 100 us, 320 us, N = 3).
+  Time rto_low = Time::us(100);
+  Time rto_high = Time::us(320);
+  uint32_t rto_low_threshold = 3;
+  // GBN: a floor under the QP's own timeout, like a NIC's minimum RTO; zero uses the QP's.
+  Time gbn_min_rto = Time::zero();
+  // SRNIC: the PCIe round trip one host-memory bitmap access stalls the receive pipeline for.
+  Time srnic_bitmap_access = Time::ns(1300);
+};
+
+// Throws Error for an invalid configuration (zero BDP cap, zero RTOs).
+std::unique_ptr<Engine> make_engine(const RecoveryConfig& config);
+
+}  // namespace bifrost::rnic::recovery

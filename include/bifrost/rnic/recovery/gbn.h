@@ -1,0 +1,21 @@
+#pragma once
+// Go-back-N, the commodity RNIC behaviour (semantics pinned in src/rnic/recovery/gbn.cc).
+#include "bifrost/rnic/recovery/engine.h"
+
+namespace bifrost::rnic::recovery {
+
+class GbnEngine final : public Engine {
+ public:
+  explicit GbnEngine(const RecoveryConfig& config) : config_(config) {}
+  std::string_view name() const override { return "gbn"; }
+  bool selective() const override { return false; }
+  // A go-back-N NIC keeps only the expected PSN and the NAK flag inside the base context.
+  MemoryFootprint footprint() const override { return {}; }
+  std::unique_ptr<RequesterState> make_requester() override;
+  std::unique_ptr<ResponderState> make_responder() override;
+
+ private:
+  RecoveryConfig config_;
+};
+
+}  // namespace bifrost::rnic::recovery

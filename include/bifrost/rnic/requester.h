@@ -1,0 +1,91 @@
+#pragma once
+// The send half of a queue pair's data path: the send queue, PSN assignment, packet production
+// (new packets and the recovery engine's retransmissions), ACK/NAK/READ-response handling,
+// the retransmission timer and send completions in posting order.
+#include <cstdint>
+#include <deque>
+#include <memory>
+
+#include "bifrost/rnic/completion_queue.h"
+#include "bifrost/rnic/nic_context.h"
+#include "bifrost/rnic/work_request.h"
+#include "bifrost/world/packet.h"
+
+namespace bifrost::rnic {
+
+class QueuePair;
+
+class Requester {
+ public:
+  Requester(QueuePair& qp, NicContext& nic);
+  ~Requester();
+  Requester(const Requester&) = delete;
+  Requester& operator=(const Requester&) = delete;
+
+  // Validates and queues `wr`. Throws Error for a QP that cannot send in its state, a full
+  // send queue or a request the QP type cannot carry. A bad local buffer is not thrown: like
+  // hardware, it completes with local_protection_error and moves the QP to ERR.
+  void post(const SendWr& wr);
+  // Fills `out` with the next packet to transmit (roce headers and payload; the QP fills the
+  // addresses). Returns false if nothing may go now.
+  bool produce(world::Packet& out);
+  // An ACK, NAK or READ response for this QP arrived.
+  void receive(const world::Packet& packet);
+
+  // The QP entered RTS from RTR: the first PSN to send.
+  void start(uint32_t sq_psn);
+  // The QP entered ERR: completes every outstanding request with flush_error.
+  void flush();
+  // The QP went back to RESET: forgets everything without completions.
+  void reset();
+
+  size_t outstanding() const { return sq_.size(); }
+  uint32_t next_psn() const { return psn_end_; }
+  uint64_t retransmitted() const { return retransmitted_; }
+
+ private:
+  struct Slot {
+    SendWr wr;
+    const MemoryRegion* mr = nullptr;
+    uint32_t first_psn = 0;
+    uint32_t span = 1;           // PSNs used: request packets, or READ response packets
+    uint32_t read_received = 0;  // READ: responses placed, in order
+    uint32_t ssn = 0;            // receive sequence number, for SEND and WRITE_WITH_IMM
+    bool consumes_receive = false;
+  };
+
+  Slot* find_slot(uint32_t psn);
+  void build(const Slot& slot, uint32_t psn, world::Packet& out);
+  void on_ack(uint32_t psn);
+  void on_read_response(const world::Packet& packet);
+  // Moves una forward to `una` (never past an unfinished READ) and completes finished slots.
+  // Returns true if una moved.
+  bool acknowledge_to(uint32_t una);
+  void complete_front();
+  // Completes slot `culprit` with `status` and every other one with flush_error, in posting
+  // order, then moves the QP to ERR.
+  void fail(WcStatus status, size_t culprit);
+  void after_progress();
+  void arm_timer();
+  void on_timer();
+  Time timeout() const;
+  uint32_t in_flight() const;
+
+  QueuePair& qp_;
+  NicContext& nic_;
+  std::unique_ptr<recovery::RequesterState> engine_;
+  std::deque<Slot> sq_;
+  uint32_t una_ = 0;      // oldest unacknowledged PSN
+  uint32_t snd_max_ = 0;  // next PSN never sent
+  uint32_t psn_end_ = 0;  // next PSN to assign to a posted request
+  uint32_t next_ssn_ = 0;
+  uint8_t retries_left_ = 0;
+  uint8_t rnr_retries_left_ = 0;
+  bool read_gap_reported_ = false;
+  Time rnr_until_ = Time::zero();
+  Time deadline_ = Time::max();
+  world::TimerId timer_;
+  uint64_t retransmitted_ = 0;
+};
+
+}  // namespace bifrost::rnic

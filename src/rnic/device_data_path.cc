@@ -1,0 +1,165 @@
+// The device's data path: the transmit scheduler (ACK-class packets first, then QPs by
+// priority class, round-robin within a class, each QP paced by its rate limiter) and the
+// receive side (the finite receive pipeline and QP-context cache, then demultiplexing by QPN).
+#include <algorithm>
+
+#include "bifrost/core/error.h"
+#include "bifrost/rnic/device.h"
+#include "bifrost/wire/frame.h"
+
+namespace bifrost::rnic {
+namespace {
+
+// Bytes the packet occupies on the wire (Ethernet frame without preamble), which is what a
+// hardware rate limiter meters. The SR extension adds its 16 bytes.
+uint32_t wire_bytes(const world::Packet& packet) {
+  const auto base = wire::ethernet_frame_size(packet.roce.bth.opcode, packet.payload.length);
+  return static_cast<uint32_t>(base + (packet.roce.sr.present ? 16 : 0));
+}
+
+}  // namespace
+
+void Device::attach(world::PacketPort& port) {
+  if (port_ != nullptr) throw Error("device {}: already attached to a port", config_.name);
+  port_ = &port;
+  port.set_receive_handler([this](world::PacketPtr p) { receive(std::move(p)); });
+  port.set_transmit_handler([this] { on_transmitted(); });
+  pump();
+}
+
+void Device::detach() {
+  if (port_ == nullptr) return;
+  port_->set_receive_handler(nullptr);
+  port_->set_transmit_handler(nullptr);
+  port_ = nullptr;
+  in_port_ = 0;
+}
+
+uint64_t Device::recovery_memory_bytes(uint64_t qps) const {
+  const recovery::MemoryFootprint f = engine_->footprint();
+  return qps * (recovery::kBaseContextBytes + f.per_qp_bytes) + f.shared_bytes;
+}
+
+RateLimiter* Device::limiter_of(QueuePair& qp) {
+  if (!class_limiters_.empty()) {
+    return &class_limiters_[static_cast<size_t>(qp.priority()) % class_limiters_.size()];
+  }
+  return qp.scheduling().limiter;
+}
+
+void Device::set_rate_limit(QueuePair& qp, Rate rate) {
+  if (!class_limiters_.empty()) {
+    limiter_of(qp)->set_rate(rate);
+  } else {
+    qp.scheduling().limiter = &qp.own_limiter();
+    qp.scheduling().limiter->set_rate(rate);
+  }
+  wake(qp);
+}
+
+void Device::wake(QueuePair& qp) {
+  QueuePair::Scheduling& s = qp.scheduling();
+  // A QP waiting for its rate limiter is requeued by that timer.
+  if (s.queued || s.wake.valid()) return;
+  s.queued = true;
+  ready_[static_cast<size_t>(qp.priority())].push_back(&qp);
+  pump();
+}
+
+void Device::send_ack(QueuePair& qp, const wire::RoceHeaders& headers) {
+  world::PacketPtr p = world::make_packet();
+  p->roce = headers;
+  qp.address(*p, qp.query().av.dest_ip);
+  ++counters_.tx_acks;
+  acks_.push_back(std::move(p));
+  pump();
+}
+
+QueuePair* Device::next_ready() {
+  for (size_t c = ready_.size(); c-- > 0;) {
+    if (ready_[c].empty()) continue;
+    QueuePair* qp = ready_[c].front();
+    ready_[c].pop_front();
+    return qp;
+  }
+  return nullptr;
+}
+
+void Device::pump() {
+  // Re-entered from the port's transmit callback while sending: the loop below continues.
+  if (port_ == nullptr || pumping_) return;
+  pumping_ = true;
+  while (in_port_ < config_.port_queue_packets) {
+    if (!acks_.empty()) {
+      world::PacketPtr p = std::move(acks_.front());
+      acks_.pop_front();
+      transmit(std::move(p));
+      continue;
+    }
+    QueuePair* qp = next_ready();
+    if (qp == nullptr) break;
+    QueuePair::Scheduling& s = qp->scheduling();
+    RateLimiter* limiter = limiter_of(*qp);
+    const Time now = scheduler_.now();
+    if (limiter != nullptr && limiter->limited() && limiter->next_send_time() > now) {
+      s.queued = false;
+      s.wake = scheduler_.at(limiter->next_send_time(), [this, qp] {
+        qp->scheduling().wake = {};
+        wake(*qp);
+      });
+      continue;
+    }
+    world::PacketPtr p = world::make_packet();
+    if (!qp->produce(*p)) {
+      s.queued = false;
+      continue;
+    }
+    if (limiter != nullptr) limiter->on_send(now, wire_bytes(*p));
+    ready_[static_cast<size_t>(qp->priority())].push_back(qp);
+    transmit(std::move(p));
+  }
+  pumping_ = false;
+}
+
+void Device::transmit(world::PacketPtr packet) {
+  ++in_port_;
+  ++counters_.tx_packets;
+  port_->send(std::move(packet));
+}
+
+void Device::on_transmitted() {
+  if (in_port_ > 0) --in_port_;
+  pump();
+}
+
+void Device::receive(world::PacketPtr packet) {
+  ++counters_.rx_packets;
+  QueuePair* qp = find_qp(packet->roce.bth.dest_qp);
+  if (qp == nullptr) {
+    ++counters_.rx_no_qp;
+    return;
+  }
+  if (pipeline_) {
+    const Time stall = qp->pipeline_stall(*packet);
+    if (stall > Time::zero()) ++counters_.pipeline_stalls;
+    const Time extra = stall + cache_.access(qp->qp_num());
+    const Time now = scheduler_.now();
+    const auto done = pipeline_->admit(now, wire_bytes(*packet), extra);
+    if (!done) {
+      ++counters_.rx_pipeline_drops;
+      return;
+    }
+    if (*done > now) {
+      scheduler_.at(*done, [this, p = std::move(packet)]() mutable { deliver(std::move(p)); });
+      return;
+    }
+  }
+  deliver(std::move(packet));
+}
+
+void Device::deliver(world::PacketPtr packet) {
+  // Looked up again: the QP may have been destroyed while the packet sat in the pipeline.
+  if (QueuePair* qp = find_qp(packet->roce.bth.dest_qp)) qp->receive(*packet);
+}
+
+}  // namespace bifrost::rnic

@@ -1,0 +1,164 @@
+#include "bifrost/rnic/recovery/irn.h"
+
+#include "bifrost/core/error.h"
+#include "bifrost/rnic/recovery/psn_bitmap.h"
+#include "bifrost/wire/headers.h"
+
+namespace bifrost::rnic::recovery {
+namespace {
+
+bool before(uint32_t a, uint32_t b) {
+  return wire::psn_diff(a, b) < 0;
+}
+
+// The receiver remembers which PSNs above the expected one arrived, so a retransmission of the
+// expected PSN moves it past them at once.
+class IrnResponder final : public ResponderState {
+ public:
+  IrnResponder(uint32_t window, bool host_bitmap, Time access)
+      : received_(window), host_bitmap_(host_bitmap), access_(access) {}
+
+  Arrival classify(uint32_t psn, uint32_t expected) override {
+    received_.slide_to(expected);
+    const int32_t d = wire::psn_diff(psn, expected);
+    if (d < 0) return Arrival::duplicate;
+    if (d == 0) return Arrival::in_order;
+    if (!received_.in_window(psn)) return Arrival::drop;
+    if (received_.test(psn)) return Arrival::duplicate;
+    return Arrival::out_of_order;
+  }
+  void record(uint32_t psn, uint32_t span) override {
+    for (uint32_t i = 0; i < span; ++i) {
+      const uint32_t p = wire::psn_add(psn, i);
+      if (received_.in_window(p)) received_.set(p);
+    }
+  }
+  uint32_t advance(uint32_t expected, uint32_t span) override {
+    uint32_t next = wire::psn_add(expected, span);
+    received_.slide_to(expected);
+    while (received_.in_window(next) && received_.test(next)) next = wire::psn_add(next, 1);
+    received_.slide_to(next);
+    return next;
+  }
+  Feedback feedback(Arrival arrival) override {
+    switch (arrival) {
+      case Arrival::in_order:
+      case Arrival::duplicate:
+        return Feedback::ack;
+      case Arrival::out_of_order:
+        return Feedback::sack;
+      case Arrival::drop:
+        break;
+    }
+    return Feedback::none;
+  }
+  // SRNIC: an out-of-order arrival writes the host bitmap; an in-order one must read it
+  // whenever out-of-order PSNs are recorded, to learn how far the expected PSN moves.
+  Time pipeline_stall(uint32_t psn, uint32_t expected) const override {
+    if (!host_bitmap_) return Time::zero();
+    const int32_t d = wire::psn_diff(psn, expected);
+    if (d > 0 || (d == 0 && received_.count() > 0)) return access_;
+    return Time::zero();
+  }
+
+ private:
+  PsnBitmap received_;
+  bool host_bitmap_;
+  Time access_;
+};
+
+// Loss recovery starts on the first SACK: every PSN below the highest SACKed one that was not
+// SACKed is lost and is resent once; it ends when the cumulative ACK passes the PSN that was
+// next to send when it started. A lost retransmission is left to the timeout, as in IRN.
+class IrnRequester final : public RequesterState {
+ public:
+  explicit IrnRequester(const RecoveryConfig& config)
+      : config_(config), sacked_(config.bdp_packets), resent_(config.bdp_packets) {}
+
+  void on_ack(uint32_t una) override {
+    sacked_.slide_to(una);
+    resent_.slide_to(una);
+    if (before(scan_, una)) scan_ = una;
+    if (recovering_ && !before(una, recovery_end_)) recovering_ = false;
+  }
+  void on_nak(uint32_t psn, uint32_t snd_max) override { restart(psn, snd_max); }
+  void on_sack(uint32_t una, uint32_t sacked, uint32_t snd_max) override {
+    on_ack(una);
+    if (sacked_.in_window(sacked)) sacked_.set(sacked);
+    const uint32_t above = wire::psn_add(sacked, 1);
+    if (!recovering_) {
+      recovering_ = true;
+      recovery_end_ = snd_max;
+      scan_ = una;
+      highest_ = above;
+    } else if (before(highest_, above)) {
+      highest_ = above;
+    }
+  }
+  void on_timeout(uint32_t una, uint32_t snd_max) override { restart(una, snd_max); }
+  std::optional<uint32_t> next_retransmission(uint32_t una, uint32_t /*snd_max*/) override {
+    if (!recovering_) return std::nullopt;
+    if (before(scan_, una)) scan_ = una;
+    while (before(scan_, highest_)) {
+      const uint32_t psn = scan_;
+      scan_ = wire::psn_add(scan_, 1);
+      if (!sacked_.in_window(psn)) continue;
+      if (sacked_.test(psn) || resent_.test(psn)) continue;
+      resent_.set(psn);
+      return psn;
+    }
+    return std::nullopt;
+  }
+  bool may_send_new(uint32_t in_flight) const override { return in_flight < config_.bdp_packets; }
+  Time timeout(uint32_t in_flight, Time /*qp_timeout*/) const override {
+    return in_flight <= config_.rto_low_threshold ? config_.rto_low : config_.rto_high;
+  }
+
+ private:
+  // Everything from `from` that was not SACKed is resent (a timeout, or a NAK).
+  void restart(uint32_t from, uint32_t snd_max) {
+    sacked_.slide_to(from);
+    resent_.reset(from);
+    recovering_ = true;
+    recovery_end_ = snd_max;
+    scan_ = from;
+    highest_ = snd_max;
+  }
+
+  RecoveryConfig config_;
+  PsnBitmap sacked_;
+  PsnBitmap resent_;
+  bool recovering_ = false;
+  uint32_t recovery_end_ = 0;
+  uint32_t scan_ = 0;
+  uint32_t highest_ = 0;
+};
+
+}  // namespace
+
+IrnEngine::IrnEngine(const RecoveryConfig& config, bool bitmap_in_host_memory)
+    : config_(config), host_bitmap_(bitmap_in_host_memory) {
+  if (config.bdp_packets == 0 || config.bdp_packets > (1u << 22)) {
+    throw Error("recovery: bdp_packets {} is invalid: use 1..{}", config.bdp_packets, 1u << 22);
+  }
+  if (config.rto_low <= Time::zero() || config.rto_high < config.rto_low) {
+    throw Error("recovery: need 0 < rto_low <= rto_high (got {} us and {} us)",
+                config.rto_low.microseconds(), config.rto_high.microseconds());
+  }
+}
+
+MemoryFootprint IrnEngine::footprint() const {
+  if (host_bitmap_) return {12, 0};
+  return {20 + 5 * ((uint64_t{config_.bdp_packets} + 7) / 8), 0};
+}
+
+std::unique_ptr<RequesterState> IrnEngine::make_requester() {
+  return std::make_unique<IrnRequester>(config_);
+}
+
+std::unique_ptr<ResponderState> IrnEngine::make_responder() {
+  return std::make_unique<IrnResponder>(config_.bdp_packets, host_bitmap_,
+                                        config_.srnic_bitmap_access);
+}
+
+}  // namespace bifrost::rnic::recovery

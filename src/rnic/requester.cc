@@ -1,0 +1,405 @@
+#include "bifrost/rnic/requester.h"
+
+#include <algorithm>
+
+#include "bifrost/core/error.h"
+#include "bifrost/rnic/host_memory.h"
+#include "bifrost/rnic/queue_pair.h"
+#include "bifrost/wire/headers.h"
+
+namespace bifrost::rnic {
+namespace {
+
+bool before(uint32_t a, uint32_t b) {
+  return wire::psn_diff(a, b) < 0;
+}
+
+bool is_read(const SendWr& wr) {
+  return wr.opcode == WrOpcode::rdma_read;
+}
+
+bool is_write(WrOpcode op) {
+  return op == WrOpcode::rdma_write || op == WrOpcode::rdma_write_with_imm;
+}
+
+SendWqe wqe_of(const SendWr& wr) {
+  return SendWqe{wr.opcode, wr.sge.length, wr.remote_addr, wr.rkey, wr.imm, wr.solicited};
+}
+
+WcOpcode completion_opcode(WrOpcode op) {
+  switch (op) {
+    case WrOpcode::send:
+    case WrOpcode::send_with_imm:
+      return WcOpcode::send;
+    case WrOpcode::rdma_write:
+    case WrOpcode::rdma_write_with_imm:
+      return WcOpcode::rdma_write;
+    case WrOpcode::rdma_read:
+      return WcOpcode::rdma_read;
+  }
+  return WcOpcode::send;
+}
+
+WcStatus status_of(wire::NakCode code) {
+  switch (code) {
+    case wire::NakCode::kPsnSequenceError:
+      break;
+    case wire::NakCode::kInvalidRequest:
+      return WcStatus::remote_invalid_request;
+    case wire::NakCode::kRemoteAccessError:
+      return WcStatus::remote_access_error;
+    case wire::NakCode::kRemoteOperationalError:
+      return WcStatus::remote_operation_error;
+  }
+  return WcStatus::remote_operation_error;
+}
+
+// The IB RNR timer encoding (table 45) in microseconds, index 0 meaning 655.36 ms.
+Time rnr_delay(uint8_t code) {
+  static constexpr double kMicros[32] = {
+      655360, 10,    20,    30,    40,    60,     80,     120,    160,    240,   320,
+      480,    640,   960,   1280,  1920,  2560,   3840,   5120,   7680,   10240, 15360,
+      20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520};
+  return Time::ns(static_cast<int64_t>(kMicros[code & 31] * 1000));
+}
+
+}  // namespace
+
+Requester::Requester(QueuePair& qp, NicContext& nic)
+    : qp_(qp), nic_(nic), engine_(nic.recovery().make_requester()) {}
+
+Requester::~Requester() {
+  nic_.scheduler().cancel(timer_);
+}
+
+void Requester::post(const SendWr& wr) {
+  const QpState state = qp_.state();
+  if (state == QpState::err) {
+    qp_.send_cq().push(WorkCompletion{wr.wr_id, WcStatus::flush_error, completion_opcode(wr.opcode),
+                                      0, std::nullopt, qp_.qp_num(), nic_.hw_time()});
+    return;
+  }
+  if (state != QpState::rts) {
+    throw Error("QP {}: post_send needs the RTS state, the QP is in {}", qp_.qp_num(),
+                to_string(state));
+  }
+  if (sq_.size() >= nic_.data_path().max_send_wr) {
+    throw Error("QP {}: the send queue is full ({} work requests); poll completions first",
+                qp_.qp_num(), nic_.data_path().max_send_wr);
+  }
+  const uint32_t mtu = qp_.query().path_mtu;
+  check_wqe(qp_.type(), wqe_of(wr), mtu);
+  Slot slot;
+  slot.wr = wr;
+  const Access wanted = is_read(wr) ? Access::local_write : Access::none;
+  const AccessResult local =
+      wr.sge.length == 0
+          ? AccessResult::ok
+          : nic_.memory().check_local(qp_.pd(), wr.sge.lkey, wr.sge.addr, wr.sge.length, wanted);
+  slot.mr = wr.sge.length == 0 ? nullptr : nic_.memory().find_by_lkey(wr.sge.lkey);
+  slot.first_psn = psn_end_;
+  slot.span =
+      is_read(wr) ? read_response_count(wr.sge.length, mtu) : request_packet_count(wqe_of(wr), mtu);
+  slot.consumes_receive = wr.opcode == WrOpcode::send || wr.opcode == WrOpcode::send_with_imm ||
+                          wr.opcode == WrOpcode::rdma_write_with_imm;
+  if (slot.consumes_receive) slot.ssn = next_ssn_++;
+  psn_end_ = wire::psn_add(psn_end_, slot.span);
+  sq_.push_back(slot);
+  if (local != AccessResult::ok) {
+    // Hardware fails the request when it reaches it; everything outstanding is flushed.
+    fail(WcStatus::local_protection_error, sq_.size() - 1);
+    return;
+  }
+  nic_.wake(qp_);
+}
+
+void Requester::start(uint32_t sq_psn) {
+  una_ = snd_max_ = psn_end_ = sq_psn & wire::kPsnMask;
+  retries_left_ = qp_.query().retry_cnt;
+  rnr_retries_left_ = qp_.query().rnr_retry;
+}
+
+Requester::Slot* Requester::find_slot(uint32_t psn) {
+  if (sq_.empty()) return nullptr;
+  const uint32_t base = sq_.front().first_psn;
+  const int32_t offset = wire::psn_diff(psn, base);
+  if (offset < 0) return nullptr;
+  // Slots are in PSN order: binary search on the distance from the first slot.
+  auto it = std::upper_bound(sq_.begin(), sq_.end(), offset, [base](int32_t off, const Slot& s) {
+    return off < wire::psn_diff(s.first_psn, base);
+  });
+  if (it == sq_.begin()) return nullptr;
+  Slot& slot = *std::prev(it);
+  if (wire::psn_diff(psn, slot.first_psn) >= static_cast<int32_t>(slot.span)) return nullptr;
+  return &slot;
+}
+
+uint32_t Requester::in_flight() const {
+  return static_cast<uint32_t>(wire::psn_diff(snd_max_, una_));
+}
+
+bool Requester::produce(world::Packet& out) {
+  if (qp_.state() != QpState::rts || sq_.empty()) return false;
+  if (qp_.type() != QpType::rc) {
+    Slot& slot = sq_.front();
+    const uint32_t psn = snd_max_;
+    build(slot, psn, out);
+    snd_max_ = wire::psn_add(snd_max_, 1);
+    una_ = snd_max_;
+    // UC/UD: the request is complete once its last packet leaves the NIC.
+    if (wire::psn_diff(snd_max_, slot.first_psn) >= static_cast<int32_t>(slot.span)) {
+      complete_front();
+    }
+    return true;
+  }
+  if (nic_.scheduler().now() < rnr_until_) return false;
+  while (const auto psn = engine_->next_retransmission(una_, snd_max_)) {
+    Slot* slot = find_slot(*psn);
+    if (slot == nullptr || before(*psn, una_)) continue;
+    // A READ is re-requested from its first missing response; that covers the rest of it.
+    if (is_read(slot->wr) && *psn != wire::psn_add(slot->first_psn, slot->read_received)) continue;
+    build(*slot, *psn, out);
+    ++retransmitted_;
+    ++nic_.counters().tx_retransmitted;
+    arm_timer();
+    return true;
+  }
+  if (!before(snd_max_, psn_end_) || !engine_->may_send_new(in_flight())) return false;
+  Slot* slot = find_slot(snd_max_);
+  if (slot == nullptr) return false;
+  build(*slot, snd_max_, out);
+  snd_max_ = wire::psn_add(snd_max_, is_read(slot->wr) ? slot->span : 1);
+  arm_timer();
+  return true;
+}
+
+void Requester::build(const Slot& slot, uint32_t psn, world::Packet& out) {
+  const uint32_t mtu = qp_.query().path_mtu;
+  const uint32_t dest_qp = qp_.type() == QpType::ud ? slot.wr.ud.qp_num : qp_.query().dest_qp_num;
+  const auto index = static_cast<uint32_t>(wire::psn_diff(psn, slot.first_psn));
+  SendWqe wqe = wqe_of(slot.wr);
+  SegmentedPacket p;
+  if (is_read(slot.wr)) {
+    // A READ resent from response `index` asks only for what is still missing.
+    const uint64_t skip = uint64_t{index} * mtu;
+    wqe.length -= skip;
+    wqe.remote_addr += skip;
+    p = segment_packet(qp_.type(), wqe, mtu, psn, dest_qp, 0);
+  } else {
+    p = segment_packet(qp_.type(), wqe, mtu, slot.first_psn, dest_qp, index);
+  }
+  out.roce = p.headers;
+  if (qp_.type() == QpType::ud) {
+    out.roce.deth.qkey = slot.wr.ud.qkey;
+    out.roce.deth.src_qp = qp_.qp_num();
+  }
+  if (qp_.type() == QpType::rc && nic_.recovery().selective() && !is_read(slot.wr)) {
+    wire::SrExtension& sr = out.roce.sr;
+    sr.present = true;
+    sr.address =
+        is_write(slot.wr.opcode) ? slot.wr.remote_addr + p.payload_offset : p.payload_offset;
+    sr.key = is_write(slot.wr.opcode) ? slot.wr.rkey : 0;
+    sr.sequence = slot.consumes_receive ? slot.ssn : kNoReceiveSequence;
+  }
+  out.payload.length = p.payload_length;
+  if (p.payload_length > 0 && slot.mr != nullptr && slot.mr->memory != nullptr) {
+    slot.mr->memory->read(slot.wr.sge.addr + p.payload_offset, p.payload_length, out.payload);
+  }
+  qp_.address(out, qp_.type() == QpType::ud ? slot.wr.ud.ip : qp_.query().av.dest_ip);
+}
+
+void Requester::receive(const world::Packet& packet) {
+  if (qp_.type() != QpType::rc || qp_.state() == QpState::err || qp_.state() == QpState::reset) {
+    return;
+  }
+  const wire::Opcode op = packet.roce.bth.opcode;
+  if (op != wire::Opcode::kRcAcknowledge) {
+    on_read_response(packet);
+    return;
+  }
+  const uint32_t psn = packet.roce.bth.psn;
+  const wire::Aeth& aeth = packet.roce.aeth;
+  switch (wire::ack_kind(aeth)) {
+    case wire::AckKind::kAck:
+      acknowledge_to(wire::psn_add(psn, 1));
+      break;
+    case wire::AckKind::kRnrNak:
+      acknowledge_to(psn);
+      if (qp_.query().rnr_retry != 7) {
+        if (rnr_retries_left_ == 0) {
+          fail(WcStatus::rnr_retry_exceeded, 0);
+          return;
+        }
+        --rnr_retries_left_;
+      }
+      rnr_until_ = nic_.scheduler().now() + rnr_delay(wire::syndrome_value(aeth));
+      engine_->on_nak(psn, snd_max_);
+      nic_.scheduler().at(rnr_until_, [this] { nic_.wake(qp_); });
+      break;
+    case wire::AckKind::kNak: {
+      const auto code = static_cast<wire::NakCode>(wire::syndrome_value(aeth));
+      acknowledge_to(psn);
+      if (code != wire::NakCode::kPsnSequenceError) {
+        fail(status_of(code), 0);
+        return;
+      }
+      if (packet.roce.sr.present) {
+        engine_->on_sack(una_, packet.roce.sr.sequence, snd_max_);
+      } else {
+        engine_->on_nak(una_, snd_max_);
+      }
+      nic_.wake(qp_);
+      break;
+    }
+    case wire::AckKind::kReserved:
+      break;
+  }
+}
+
+void Requester::on_read_response(const world::Packet& packet) {
+  const uint32_t psn = packet.roce.bth.psn;
+  Slot* slot = find_slot(psn);
+  if (slot == nullptr || !is_read(slot->wr)) return;
+  const uint32_t expected = wire::psn_add(slot->first_psn, slot->read_received);
+  if (psn == expected && before(una_, psn)) acknowledge_to(psn);  // implied ACK of earlier ones
+  slot = find_slot(psn);
+  if (slot == nullptr || psn != expected || una_ != psn) {
+    if (!before(psn, expected) && !read_gap_reported_) {
+      read_gap_reported_ = true;
+      engine_->on_nak(una_, snd_max_);
+      nic_.wake(qp_);
+    }
+    return;
+  }
+  const uint32_t mtu = qp_.query().path_mtu;
+  const uint64_t offset = uint64_t{slot->read_received} * mtu;
+  if (offset + packet.payload.length > slot->wr.sge.length) {
+    fail(WcStatus::local_length_error, 0);
+    return;
+  }
+  if (packet.payload.length > 0 && slot->mr != nullptr && slot->mr->memory != nullptr) {
+    slot->mr->memory->write(slot->wr.sge.addr + offset, packet.payload);
+  }
+  ++slot->read_received;
+  una_ = wire::psn_add(psn, 1);
+  read_gap_reported_ = false;
+  engine_->on_ack(una_);
+  if (slot->read_received == slot->span) complete_front();
+  after_progress();
+}
+
+bool Requester::acknowledge_to(uint32_t target) {
+  if (!before(una_, target) || before(snd_max_, target)) return false;
+  uint32_t new_una = target;
+  bool implied_nak = false;
+  while (!sq_.empty()) {
+    Slot& s = sq_.front();
+    if (is_read(s.wr)) {
+      // An ACK beyond a READ whose responses did not all arrive means they were lost.
+      const uint32_t limit = wire::psn_add(s.first_psn, s.read_received);
+      if (before(limit, new_una)) {
+        new_una = limit;
+        implied_nak = true;
+      }
+      break;
+    }
+    if (before(new_una, wire::psn_add(s.first_psn, s.span))) break;
+    complete_front();
+  }
+  const bool moved = before(una_, new_una);
+  if (moved) {
+    una_ = new_una;
+    engine_->on_ack(una_);
+    after_progress();
+  }
+  if (implied_nak && !read_gap_reported_) {
+    read_gap_reported_ = true;
+    engine_->on_nak(una_, snd_max_);
+    nic_.wake(qp_);
+  }
+  return moved;
+}
+
+void Requester::complete_front() {
+  const Slot& s = sq_.front();
+  if (s.wr.signaled) {
+    qp_.send_cq().push(WorkCompletion{s.wr.wr_id, WcStatus::success, completion_opcode(s.wr.opcode),
+                                      s.wr.sge.length, std::nullopt, qp_.qp_num(), nic_.hw_time()});
+  }
+  sq_.pop_front();
+}
+
+void Requester::fail(WcStatus status, size_t culprit) {
+  for (size_t i = 0; i < sq_.size(); ++i) {
+    const Slot& s = sq_[i];
+    qp_.send_cq().push(WorkCompletion{s.wr.wr_id, i == culprit ? status : WcStatus::flush_error,
+                                      completion_opcode(s.wr.opcode), 0, std::nullopt, qp_.qp_num(),
+                                      nic_.hw_time()});
+  }
+  sq_.clear();
+  qp_.enter_error();
+}
+
+void Requester::flush() {
+  fail(WcStatus::flush_error, sq_.size());
+}
+
+void Requester::reset() {
+  sq_.clear();
+  nic_.scheduler().cancel(timer_);
+  timer_ = {};
+  deadline_ = Time::max();
+  engine_ = nic_.recovery().make_requester();
+  una_ = snd_max_ = psn_end_ = 0;
+  next_ssn_ = 0;
+  read_gap_reported_ = false;
+  rnr_until_ = Time::zero();
+}
+
+void Requester::after_progress() {
+  retries_left_ = qp_.query().retry_cnt;
+  rnr_retries_left_ = qp_.query().rnr_retry;
+  deadline_ = in_flight() == 0 ? Time::max() : nic_.scheduler().now() + timeout();
+  arm_timer();
+  nic_.wake(qp_);
+}
+
+Time Requester::timeout() const {
+  const uint8_t t = qp_.query().timeout;
+  const Time qp_timeout = t == 0 ? Time::max() : Time::ns(4096) * (int64_t{1} << t);
+  return engine_->timeout(in_flight(), qp_timeout);
+}
+
+void Requester::arm_timer() {
+  if (timer_.valid() || in_flight() == 0) return;
+  const Time rto = timeout();
+  if (rto == Time::max()) return;
+  if (deadline_ == Time::max()) deadline_ = nic_.scheduler().now() + rto;
+  timer_ = nic_.scheduler().at(deadline_, [this] { on_timer(); });
+}
+
+void Requester::on_timer() {
+  timer_ = {};
+  if (qp_.state() != QpState::rts || in_flight() == 0) {
+    deadline_ = Time::max();
+    return;
+  }
+  const Time now = nic_.scheduler().now();
+  if (now < deadline_) {  // progress moved the deadline since this timer was set
+    timer_ = nic_.scheduler().at(deadline_, [this] { on_timer(); });
+    return;
+  }
+  ++nic_.counters().timeouts;
+  if (retries_left_ == 0) {
+    fail(WcStatus::retry_exceeded, 0);
+    return;
+  }
+  --retries_left_;
+  read_gap_reported_ = false;
+  engine_->on_timeout(una_, snd_max_);
+  deadline_ = now + timeout();
+  arm_timer();
+  nic_.wake(qp_);
+}
+
+}  // namespace bifrost::rnic

@@ -1,0 +1,440 @@
+#include "bifrost/rnic/responder.h"
+
+#include <algorithm>
+
+#include "bifrost/core/error.h"
+#include "bifrost/rnic/host_memory.h"
+#include "bifrost/rnic/packet_kind.h"
+#include "bifrost/rnic/queue_pair.h"
+#include "bifrost/wire/headers.h"
+
+namespace bifrost::rnic {
+namespace {
+
+bool before(uint32_t a, uint32_t b) {
+  return wire::psn_diff(a, b) < 0;
+}
+
+}  // namespace
+
+Responder::Responder(QueuePair& qp, NicContext& nic)
+    : qp_(qp), nic_(nic), engine_(nic.recovery().make_responder()) {}
+
+void Responder::post(const RecvWr& wr) {
+  const QpState state = qp_.state();
+  if (state == QpState::reset) {
+    throw Error("QP {}: post_recv needs INIT, RTR or RTS; the QP is in RESET", qp_.qp_num());
+  }
+  if (state == QpState::err) {
+    qp_.recv_cq().push(WorkCompletion{wr.wr_id, WcStatus::flush_error, WcOpcode::recv, 0,
+                                      std::nullopt, qp_.qp_num(), nic_.hw_time()});
+    return;
+  }
+  if (rq_.size() >= nic_.data_path().max_recv_wr) {
+    throw Error("QP {}: the receive queue is full ({} work requests)", qp_.qp_num(),
+                nic_.data_path().max_recv_wr);
+  }
+  RecvSlot slot{wr, nullptr};
+  if (wr.sge.length > 0) {
+    const AccessResult r = nic_.memory().check_local(qp_.pd(), wr.sge.lkey, wr.sge.addr,
+                                                     wr.sge.length, Access::local_write);
+    if (r != AccessResult::ok) {
+      throw Error("QP {}: receive buffer [{:#x}, +{}) with lkey {:#x} is not writable: {}",
+                  qp_.qp_num(), wr.sge.addr, wr.sge.length, wr.sge.lkey, to_string(r));
+    }
+    slot.mr = nic_.memory().find_by_lkey(wr.sge.lkey);
+  }
+  rq_.push_back(slot);
+}
+
+void Responder::start(uint32_t rq_psn) {
+  epsn_ = rq_psn & wire::kPsnMask;
+}
+
+Time Responder::pipeline_stall(const world::Packet& packet) const {
+  if (qp_.type() != QpType::rc) return Time::zero();
+  return engine_->pipeline_stall(packet.roce.bth.psn, epsn_);
+}
+
+void Responder::receive(const world::Packet& packet) {
+  const QpState state = qp_.state();
+  if (state != QpState::rtr && state != QpState::rts && state != QpState::sqd) {
+    ++nic_.counters().rx_bad_state;
+    return;
+  }
+  switch (qp_.type()) {
+    case QpType::rc:
+      receive_rc(packet);
+      break;
+    case QpType::uc:
+      receive_uc(packet);
+      break;
+    case QpType::ud:
+      receive_ud(packet);
+      break;
+  }
+}
+
+void Responder::receive_rc(const world::Packet& packet) {
+  using recovery::Arrival;
+  const uint32_t psn = packet.roce.bth.psn;
+  const PacketKind kind = packet_kind(packet.roce.bth.opcode);
+  const uint32_t mtu = qp_.query().path_mtu;
+  const uint32_t span = kind.operation == Operation::read_request
+                            ? read_response_count(packet.roce.reth.dma_length, mtu)
+                            : 1;
+  const Arrival arrival = engine_->classify(psn, epsn_);
+  auto& counters = nic_.counters();
+  if (arrival == Arrival::duplicate) {
+    ++counters.rx_duplicates;
+    // A duplicate READ is executed again: its responses were lost.
+    if (kind.operation == Operation::read_request) {
+      execute_read(packet);
+    } else {
+      send_ack(wire::make_ack(msn_), wire::psn_add(epsn_, wire::kPsnMask));
+    }
+    return;
+  }
+  if (arrival == Arrival::drop) {
+    ++counters.rx_dropped_sequence;
+    if (engine_->feedback(arrival) == recovery::Feedback::nak_sequence) {
+      ++counters.naks_sent;
+      send_ack(wire::make_nak(msn_, wire::NakCode::kPsnSequenceError), epsn_);
+    }
+    return;
+  }
+  const bool selective = packet.roce.sr.present;
+  const Outcome outcome = execute(packet, selective);
+  if (outcome != Outcome::ok) {
+    if (arrival != Arrival::in_order && outcome == Outcome::rnr) return;  // it comes again
+    if (outcome == Outcome::rnr) {
+      ++counters.rnr_naks_sent;
+      send_ack(wire::make_rnr_nak(msn_, qp_.query().min_rnr_timer), psn);
+    } else if (outcome == Outcome::access_error) {
+      ++counters.access_naks_sent;
+      send_nak(wire::NakCode::kRemoteAccessError, psn);
+    } else {
+      send_nak(wire::NakCode::kInvalidRequest, psn);
+    }
+    return;
+  }
+  if (arrival == Arrival::out_of_order) {
+    ++counters.rx_out_of_order;
+    engine_->record(psn, span);
+    if (engine_->feedback(arrival) == recovery::Feedback::sack) {
+      ++counters.sacks_sent;
+      send_ack(wire::make_nak(msn_, wire::NakCode::kPsnSequenceError), epsn_, psn);
+    }
+    return;
+  }
+  const uint32_t next = engine_->advance(epsn_, span);
+  const bool jumped = next != wire::psn_add(epsn_, span);
+  epsn_ = next;
+  if (kind.ends_message()) msn_ = (msn_ + 1) & wire::kPsnMask;
+  complete_pending();
+  if (kind.operation == Operation::read_request) return;  // the responses acknowledge it
+  const uint32_t every = nic_.data_path().ack_every_packets;
+  ++since_ack_;
+  if (packet.roce.bth.ack_request || jumped || (every != 0 && since_ack_ >= every)) {
+    send_ack(wire::make_ack(msn_), wire::psn_add(epsn_, wire::kPsnMask));
+  }
+}
+
+Responder::Outcome Responder::execute(const world::Packet& packet, bool selective) {
+  switch (packet_kind(packet.roce.bth.opcode).operation) {
+    case Operation::read_request:
+      return execute_read(packet);
+    case Operation::write:
+      return execute_write(packet, selective);
+    case Operation::send:
+      return execute_send(packet, selective);
+    default:
+      return Outcome::invalid_request;
+  }
+}
+
+AccessResult Responder::check_remote(uint32_t rkey, uint64_t va, uint64_t length,
+                                     Access wanted) const {
+  if (!allows(qp_.query().access_flags, wanted)) return AccessResult::access_denied;
+  return nic_.memory().check_remote(qp_.pd(), rkey, va, length, wanted);
+}
+
+void Responder::place(const MemoryRegion* mr, uint64_t va, const world::Payload& payload) {
+  if (payload.length > 0 && mr != nullptr && mr->memory != nullptr) mr->memory->write(va, payload);
+}
+
+Responder::Outcome Responder::execute_read(const world::Packet& packet) {
+  const wire::Reth& reth = packet.roce.reth;
+  if (check_remote(reth.rkey, reth.virtual_address, reth.dma_length, Access::remote_read) !=
+      AccessResult::ok) {
+    return Outcome::access_error;
+  }
+  ReadJob job;
+  job.psn = packet.roce.bth.psn;
+  job.count = read_response_count(reth.dma_length, qp_.query().path_mtu);
+  job.va = reth.virtual_address;
+  job.length = reth.dma_length;
+  job.mr = nic_.memory().find_by_rkey(reth.rkey);
+  reads_.push_back(job);
+  nic_.wake(qp_);
+  return Outcome::ok;
+}
+
+Responder::Outcome Responder::execute_write(const world::Packet& packet, bool selective) {
+  const PacketKind kind = packet_kind(packet.roce.bth.opcode);
+  const uint32_t length = packet.payload.length;
+  uint64_t va = 0;
+  uint32_t rkey = 0;
+  if (selective) {
+    va = packet.roce.sr.address;
+    rkey = packet.roce.sr.key;
+    if (check_remote(rkey, va, length, Access::remote_write) != AccessResult::ok) {
+      return Outcome::access_error;
+    }
+  } else if (kind.starts_message()) {
+    const wire::Reth& reth = packet.roce.reth;
+    if (check_remote(reth.rkey, reth.virtual_address, reth.dma_length, Access::remote_write) !=
+            AccessResult::ok ||
+        length > reth.dma_length) {
+      message_.active = false;
+      return Outcome::access_error;
+    }
+    message_ = Message{true, reth.virtual_address, reth.rkey, 0, 0};
+    va = reth.virtual_address;
+    rkey = reth.rkey;
+  } else {
+    if (!message_.active) return Outcome::invalid_request;
+    va = message_.va + message_.offset;
+    rkey = message_.rkey;
+    // The RETH checked the whole message; a longer message than it announced is refused.
+    if (check_remote(rkey, va, length, Access::remote_write) != AccessResult::ok) {
+      return Outcome::access_error;
+    }
+  }
+  uint32_t ssn = selective ? packet.roce.sr.sequence : next_ssn_;
+  if (kind.immediate && receive_slot(ssn) == nullptr) return Outcome::rnr;
+  place(nic_.memory().find_by_rkey(rkey), va, packet.payload);
+  uint64_t total = 0;
+  if (selective) {
+    // The length a WRITE_WITH_IMM completion reports comes from its first packet's RETH; the
+    // completion waits until every earlier PSN arrived, so the first packet has by then.
+    if (kind.starts_message() && ssn != kNoReceiveSequence) {
+      write_imm_bytes_[ssn] = packet.roce.reth.dma_length;
+    }
+  } else {
+    message_.offset += length;
+    total = message_.offset;
+  }
+  if (kind.ends_message()) {
+    message_.active = false;
+    if (kind.immediate) {
+      if (!selective) ++next_ssn_;
+      add_pending(Pending{packet.roce.bth.psn, ssn, static_cast<uint32_t>(total),
+                          packet.roce.immediate, WcOpcode::recv_rdma_with_imm, WcStatus::success});
+    }
+  }
+  return Outcome::ok;
+}
+
+Responder::Outcome Responder::execute_send(const world::Packet& packet, bool selective) {
+  const PacketKind kind = packet_kind(packet.roce.bth.opcode);
+  uint32_t ssn = 0;
+  uint64_t offset = 0;
+  if (selective) {
+    ssn = packet.roce.sr.sequence;
+    offset = packet.roce.sr.address;
+  } else if (kind.starts_message()) {
+    ssn = next_ssn_;
+  } else {
+    if (!message_.active) return Outcome::invalid_request;
+    ssn = message_.ssn;
+    offset = message_.offset;
+  }
+  RecvSlot* slot = receive_slot(ssn);
+  if (slot == nullptr) return Outcome::rnr;
+  const uint32_t length = packet.payload.length;
+  if (offset + length > slot->wr.sge.length) {
+    // Too long for the posted buffer: the receive fails and the requester is told.
+    add_pending(Pending{packet.roce.bth.psn, ssn, 0, std::nullopt, WcOpcode::recv,
+                        WcStatus::local_length_error});
+    if (!selective) ++next_ssn_;
+    message_.active = false;
+    return Outcome::invalid_request;
+  }
+  place(slot->mr, slot->wr.sge.addr + offset, packet.payload);
+  if (!selective) message_ = Message{true, 0, 0, ssn, offset + length};
+  if (kind.ends_message()) {
+    message_.active = false;
+    if (!selective) ++next_ssn_;
+    add_pending(
+        Pending{packet.roce.bth.psn, ssn, static_cast<uint32_t>(offset + length),
+                kind.immediate ? std::optional<uint32_t>(packet.roce.immediate) : std::nullopt,
+                WcOpcode::recv, WcStatus::success});
+  }
+  return Outcome::ok;
+}
+
+Responder::RecvSlot* Responder::receive_slot(uint32_t ssn) {
+  const uint32_t index = ssn - rq_base_ssn_;
+  return index < rq_.size() ? &rq_[index] : nullptr;
+}
+
+void Responder::add_pending(const Pending& pending) {
+  // Usually the newest; out-of-order arrivals insert by PSN.
+  auto it = pending_.end();
+  while (it != pending_.begin() && before(pending.last_psn, std::prev(it)->last_psn)) --it;
+  pending_.insert(it, pending);
+}
+
+void Responder::complete_pending() {
+  while (!pending_.empty() && before(pending_.front().last_psn, epsn_)) {
+    Pending p = pending_.front();
+    pending_.pop_front();
+    if (p.opcode == WcOpcode::recv_rdma_with_imm) {
+      if (const auto it = write_imm_bytes_.find(p.ssn); it != write_imm_bytes_.end()) {
+        p.byte_len = static_cast<uint32_t>(it->second);
+        write_imm_bytes_.erase(it);
+      }
+    }
+    complete_receive(p);
+  }
+}
+
+void Responder::complete_receive(const Pending& pending, uint32_t src_qp, world::Ipv4 src_ip) {
+  if (rq_.empty()) return;
+  const RecvSlot slot = rq_.front();
+  rq_.pop_front();
+  ++rq_base_ssn_;
+  WorkCompletion wc{slot.wr.wr_id, pending.status, pending.opcode, pending.byte_len,
+                    pending.imm,   qp_.qp_num(),   nic_.hw_time()};
+  wc.src_qp = src_qp;
+  wc.src_ip = src_ip;
+  qp_.recv_cq().push(wc);
+  if (pending.status != WcStatus::success && qp_.type() == QpType::rc) qp_.enter_error();
+}
+
+void Responder::receive_uc(const world::Packet& packet) {
+  const PacketKind kind = packet_kind(packet.roce.bth.opcode);
+  const uint32_t psn = packet.roce.bth.psn;
+  auto& counters = nic_.counters();
+  // Any FIRST or ONLY starts a message whatever its PSN, as real NICs and rxe do: a late or
+  // duplicated message is placed again. A gap inside a message drops the rest of it.
+  if (kind.starts_message()) {
+    if (message_.active) ++counters.rx_uc_messages_dropped;
+    message_.active = false;
+    epsn_ = psn;
+  } else if (!message_.active || psn != epsn_) {
+    if (message_.active) ++counters.rx_uc_messages_dropped;
+    message_.active = false;
+    ++counters.rx_dropped_sequence;
+    return;
+  }
+  epsn_ = wire::psn_add(psn, 1);
+  const Outcome outcome = kind.operation == Operation::write ? execute_write(packet, false)
+                                                             : execute_send(packet, false);
+  // UC never NAKs: a refused message is lost, and a receive it would have used stays posted
+  // (one too long for its receive completes it with local_length_error).
+  if (outcome != Outcome::ok) {
+    ++counters.rx_uc_messages_dropped;
+    message_.active = false;
+  }
+  complete_pending();
+}
+
+void Responder::receive_ud(const world::Packet& packet) {
+  auto& counters = nic_.counters();
+  if (packet.roce.deth.qkey != qp_.query().qkey) {
+    ++counters.rx_qkey_mismatch;
+    return;
+  }
+  if (rq_.empty()) {
+    ++counters.rx_ud_no_receive;
+    return;
+  }
+  const RecvSlot& slot = rq_.front();
+  const uint32_t length = packet.payload.length;
+  const PacketKind kind = packet_kind(packet.roce.bth.opcode);
+  Pending p{0,
+            rq_base_ssn_,
+            kGrhBytes + length,
+            kind.immediate ? std::optional<uint32_t>(packet.roce.immediate) : std::nullopt,
+            WcOpcode::recv,
+            WcStatus::success};
+  if (kGrhBytes + length > slot.wr.sge.length) {
+    p.status = WcStatus::local_length_error;
+    p.byte_len = 0;
+  } else {
+    place(slot.mr, slot.wr.sge.addr + kGrhBytes, packet.payload);
+  }
+  complete_receive(p, packet.roce.deth.src_qp, packet.src.ip);
+}
+
+bool Responder::produce(world::Packet& out) {
+  if (reads_.empty() || qp_.state() == QpState::err) return false;
+  ReadJob& job = reads_.front();
+  const uint32_t mtu = qp_.query().path_mtu;
+  const uint32_t i = job.sent++;
+  const bool first = i == 0;
+  const bool last = i + 1 == job.count;
+  using wire::Opcode;
+  out.roce.bth.opcode = job.count == 1 ? Opcode::kRcReadResponseOnly
+                        : first        ? Opcode::kRcReadResponseFirst
+                        : last         ? Opcode::kRcReadResponseLast
+                                       : Opcode::kRcReadResponseMiddle;
+  out.roce.bth.dest_qp = qp_.query().dest_qp_num;
+  out.roce.bth.psn = wire::psn_add(job.psn, i);
+  if (first || last) out.roce.aeth = wire::make_ack(msn_);
+  const uint64_t offset = uint64_t{i} * mtu;
+  const auto length = static_cast<uint32_t>(std::min<uint64_t>(job.length - offset, mtu));
+  out.roce.bth.pad_count = static_cast<uint8_t>((4 - (length & 3)) & 3);
+  out.payload.length = length;
+  if (length > 0 && job.mr != nullptr && job.mr->memory != nullptr) {
+    job.mr->memory->read(job.va + offset, length, out.payload);
+  }
+  qp_.address(out, qp_.query().av.dest_ip);
+  if (last) reads_.pop_front();
+  return true;
+}
+
+void Responder::send_ack(wire::Aeth aeth, uint32_t psn, std::optional<uint32_t> sacked) {
+  wire::RoceHeaders h;
+  h.bth.opcode = wire::Opcode::kRcAcknowledge;
+  h.bth.dest_qp = qp_.query().dest_qp_num;
+  h.bth.psn = psn & wire::kPsnMask;
+  h.aeth = aeth;
+  if (sacked) {
+    h.sr.present = true;
+    h.sr.sequence = *sacked;
+  }
+  since_ack_ = 0;
+  nic_.send_ack(qp_, h);
+}
+
+void Responder::send_nak(wire::NakCode code, uint32_t psn) {
+  send_ack(wire::make_nak(msn_, code), psn);
+}
+
+void Responder::flush() {
+  for (const RecvSlot& slot : rq_) {
+    qp_.recv_cq().push(WorkCompletion{slot.wr.wr_id, WcStatus::flush_error, WcOpcode::recv, 0,
+                                      std::nullopt, qp_.qp_num(), nic_.hw_time()});
+  }
+  rq_.clear();
+  pending_.clear();
+  reads_.clear();
+  write_imm_bytes_.clear();
+  message_ = {};
+}
+
+void Responder::reset() {
+  rq_.clear();
+  pending_.clear();
+  reads_.clear();
+  write_imm_bytes_.clear();
+  message_ = {};
+  engine_ = nic_.recovery().make_responder();
+  rq_base_ssn_ = next_ssn_ = 0;
+  epsn_ = msn_ = since_ack_ = 0;
+}
+
+}  // namespace bifrost::rnic
