@@ -29,7 +29,9 @@ Device::Device(world::Scheduler& scheduler, DeviceConfig config)
       memory_(RandomStream(config_.seed, config_.name).fork("memory_keys")),
       engine_(recovery::make_engine(config_.recovery)),
       class_limiters_(config_.per_priority_limiters, RateLimiter(config_.rate_limiter)),
-      cache_(config_.context_cache, Bytes(engine_->footprint().per_qp_bytes)) {
+      cache_(config_.context_cache, Bytes(engine_->footprint().per_qp_bytes)),
+      notification_point_(config_.min_time_between_cnps) {
+  if (config_.dcqcn) config_.data_path.ecn_capable = true;
   if (config_.receive_pipeline) pipeline_.emplace(*config_.receive_pipeline);
   if (config_.port_queue_packets == 0) {
     throw Error("device {}: port_queue_packets must be at least 1", config_.name);
@@ -38,7 +40,10 @@ Device::Device(world::Scheduler& scheduler, DeviceConfig config)
 
 Device::~Device() {
   detach();
-  for (auto& [qpn, qp] : qps_) scheduler_.cancel(qp->scheduling().wake);
+  for (auto& [qpn, qp] : qps_) {
+    scheduler_.cancel(qp->scheduling().wake);
+    scheduler_.cancel(qp->scheduling().dcqcn_timer);
+  }
 }
 
 ProtectionDomain Device::alloc_pd() {
@@ -85,6 +90,7 @@ void Device::destroy_qp(uint32_t qp_num) {
   }
   QueuePair* qp = it->second.get();
   scheduler_.cancel(qp->scheduling().wake);
+  scheduler_.cancel(qp->scheduling().dcqcn_timer);
   for (auto& ready : ready_) std::erase(ready, qp);
   qps_.erase(it);
 }

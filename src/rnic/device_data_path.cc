@@ -11,10 +11,9 @@ namespace bifrost::rnic {
 namespace {
 
 // Bytes the packet occupies on the wire (Ethernet frame without preamble), which is what a
-// hardware rate limiter meters. The SR extension adds its 16 bytes.
+// hardware rate limiter meters.
 uint32_t wire_bytes(const world::Packet& packet) {
-  const auto base = wire::ethernet_frame_size(packet.roce.bth.opcode, packet.payload.length);
-  return static_cast<uint32_t>(base + (packet.roce.sr.present ? 16 : 0));
+  return static_cast<uint32_t>(wire::ethernet_frame_size(packet.roce, packet.payload.length));
 }
 
 }  // namespace
@@ -114,7 +113,12 @@ void Device::pump() {
       s.queued = false;
       continue;
     }
-    if (limiter != nullptr) limiter->on_send(now, wire_bytes(*p));
+    const uint32_t bytes = wire_bytes(*p);
+    if (limiter != nullptr) limiter->on_send(now, bytes);
+    if (s.dcqcn) {
+      s.dcqcn->on_bytes_sent(now, bytes);
+      apply_dcqcn(*qp);
+    }
     ready_[static_cast<size_t>(qp->priority())].push_back(qp);
     transmit(std::move(p));
   }
@@ -139,6 +143,11 @@ void Device::receive(world::PacketPtr packet) {
     ++counters_.rx_no_qp;
     return;
   }
+  if (packet->roce.bth.opcode == wire::Opcode::kCnp) {
+    on_cnp(*qp);
+    return;
+  }
+  if (packet->ecn == 3) notify_congestion(*qp, *packet);
   if (pipeline_) {
     const Time stall = qp->pipeline_stall(*packet);
     if (stall > Time::zero()) ++counters_.pipeline_stalls;
@@ -155,6 +164,51 @@ void Device::receive(world::PacketPtr packet) {
     }
   }
   deliver(std::move(packet));
+}
+
+void Device::notify_congestion(QueuePair& qp, const world::Packet& packet) {
+  if (!config_.dcqcn || !notification_point_.on_ce_packet(qp.qp_num(), scheduler_.now())) return;
+  // The CNP goes to the QP that sent the marked packet: the connected peer, or for UD the
+  // source QP the DETH names.
+  const bool ud = qp.type() == QpType::ud;
+  world::PacketPtr cnp = world::make_packet();
+  cnp->roce = wire::make_cnp(ud ? packet.roce.deth.src_qp : qp.query().dest_qp_num);
+  qp.address(*cnp, ud ? packet.src.ip : qp.query().av.dest_ip);
+  cnp->ecn = 0;
+  ++counters_.cnps_sent;
+  acks_.push_back(std::move(cnp));
+  pump();
+}
+
+void Device::on_cnp(QueuePair& qp) {
+  ++counters_.cnps_received;
+  if (!config_.dcqcn) return;
+  QueuePair::Scheduling& s = qp.scheduling();
+  if (!s.dcqcn) s.dcqcn = std::make_unique<DcqcnReactionPoint>(*config_.dcqcn);
+  s.dcqcn->on_cnp(scheduler_.now());
+  apply_dcqcn(qp);
+}
+
+void Device::apply_dcqcn(QueuePair& qp) {
+  QueuePair::Scheduling& s = qp.scheduling();
+  const Time now = scheduler_.now();
+  s.dcqcn->advance(now);
+  RateLimiter* limiter = limiter_of(qp);
+  if (limiter == nullptr) {
+    s.limiter = &qp.own_limiter();
+    limiter = s.limiter;
+  }
+  const Rate rate =
+      s.dcqcn->rate() >= config_.dcqcn->line_rate ? RateLimiter::unlimited() : s.dcqcn->rate();
+  if (limiter->rate() != rate && limiter->pending_rate() != rate) limiter->set_rate(rate);
+  const Time next = s.dcqcn->next_timer();
+  if (s.dcqcn_timer.valid()) return;  // the pending timer re-applies and re-arms
+  if (next == Time::max()) return;
+  s.dcqcn_timer = scheduler_.at(next, [this, &qp] {
+    qp.scheduling().dcqcn_timer = {};
+    apply_dcqcn(qp);
+    wake(qp);
+  });
 }
 
 void Device::deliver(world::PacketPtr packet) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bifrost/core/error.h"
+#include "bifrost/rnic/cc/dcqcn.h"
 #include "bifrost/rnic/nic_context.h"
 #include "bifrost/rnic/packet_kind.h"
 #include "bifrost/rnic/rate_limiter.h"
@@ -170,6 +171,8 @@ QueuePair::QueuePair(uint32_t qp_num, QpType type, ProtectionDomain pd, Completi
 }
 
 QueuePair::~QueuePair() = default;
+QueuePair::Scheduling::Scheduling() = default;
+QueuePair::Scheduling::~Scheduling() = default;
 
 void QueuePair::require_data_path(std::string_view verb) const {
   if (nic_ == nullptr) throw Error("QP {}: {} needs a QP created on a device", qp_num_, verb);

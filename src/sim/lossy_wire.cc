@@ -32,6 +32,7 @@ LossyWire::LossyWire(world::Scheduler& scheduler, const LossyWireConfig& config)
   check_probability(config.loss, "loss");
   check_probability(config.duplicate, "duplicate");
   check_probability(config.reorder, "reorder");
+  check_probability(config.ce_mark, "CE mark");
   if (config.rate <= Rate::bps(0)) throw Error("lossy wire: the rate must be positive");
   const RandomStream root(config.seed, "lossy_wire");
   for (int side = 0; side < 2; ++side) {
@@ -74,6 +75,10 @@ void LossyWire::carry(End& from, world::PacketPtr packet, Time arrival) {
     return;
   }
   End* to = from.peer;
+  if (packet->ecn != 0 && config_.ce_mark > 0 && from.random.bernoulli(config_.ce_mark)) {
+    packet->ecn = 3;
+    ++from.counters.ce_marked;
+  }
   if (from.random.bernoulli(config_.duplicate)) {
     ++from.counters.duplicated;
     world::PacketPtr copy = copy_of(*packet);

@@ -44,6 +44,11 @@ std::size_t udp_payload_size(Opcode op, std::size_t payload_size) {
   return header_size(op) + payload_size + pad_for(payload_size) + kIcrcSize;
 }
 
+std::size_t udp_payload_size(const RoceHeaders& headers, std::size_t payload_size) {
+  return udp_payload_size(headers.bth.opcode, payload_size) +
+         (headers.sr.present ? kSrExtensionSize : 0);
+}
+
 namespace detail {
 
 Result<std::size_t> write_transport(const RoceHeaders& h, std::span<const std::byte> payload,
@@ -59,7 +64,7 @@ Result<std::size_t> write_transport(const RoceHeaders& h, std::span<const std::b
     return fail<std::size_t>(WireError::kFieldOutOfRange);
   }
   const uint8_t pad = pad_for(payload.size());
-  const std::size_t headers = chain_size(chain);
+  const std::size_t headers = chain_size(chain) + (h.sr.present ? kSrExtensionSize : 0);
   // Checked piecewise so that a huge payload cannot wrap the sum.
   if (payload.size() > kMaxUdpPayload) return fail<std::size_t>(WireError::kPacketTooLarge);
   const std::size_t size = headers + payload.size() + pad;
@@ -73,9 +78,15 @@ Result<std::size_t> write_transport(const RoceHeaders& h, std::span<const std::b
   store_be16(p + 2, bth.pkey);
   p[4] = bit(bth.fecn, 7) | bit(bth.becn, 6);
   store_be24(p + 5, bth.dest_qp);
-  p[8] = bit(bth.ack_request, 7);
+  p[8] = bit(bth.ack_request, 7) | bit(h.sr.present, kSrExtensionBit);
   store_be24(p + 9, bth.psn);
   p += kBthSize;
+  if (h.sr.present) {
+    store_be64(p, h.sr.address);
+    store_be32(p + 8, h.sr.key);
+    store_be32(p + 12, h.sr.sequence);
+    p += kSrExtensionSize;
+  }
   if (chain.deth) {
     store_be32(p, h.deth.qkey);
     p[4] = std::byte{0};
@@ -137,7 +148,8 @@ Result<RoceView> decode_udp_payload(std::span<const std::byte> in) {
   Bth& bth = view.headers.bth;
   bth.opcode = static_cast<Opcode>(raw_opcode);
   const HeaderChain chain = header_chain(bth.opcode);
-  const std::size_t headers = chain_size(chain);
+  const bool extended = bit_of(p[8], kSrExtensionBit);
+  const std::size_t headers = chain_size(chain) + (extended ? kSrExtensionSize : 0);
   if (in.size() < headers + kIcrcSize) return fail<R>(WireError::kTruncated);
   if (in.size() % 4 != 0) return fail<R>(WireError::kMisaligned);
 
@@ -157,6 +169,13 @@ Result<RoceView> decode_udp_payload(std::span<const std::byte> in) {
   if (bth.pad_count > body) return fail<R>(WireError::kBadPad);
 
   p += kBthSize;
+  if (extended) {
+    view.headers.sr.present = true;
+    view.headers.sr.address = load_be64(p);
+    view.headers.sr.key = load_be32(p + 8);
+    view.headers.sr.sequence = load_be32(p + 12);
+    p += kSrExtensionSize;
+  }
   if (chain.deth) {
     view.headers.deth.qkey = load_be32(p);
     view.headers.deth.src_qp = load_be24(p + 5);

@@ -121,6 +121,28 @@ TEST_P(DataPath, RecoversFromLossWithEveryMessageDeliveredOnce) {
   EXPECT_GT(pair.a().device->data_path_counters().tx_retransmitted, 0u);
 }
 
+TEST(DataPathDcqcn, CeMarksBringCnpsThatSlowTheSenderDown) {
+  auto run = [](double ce_mark) {
+    NicPairConfig c;
+    c.device.dcqcn = DcqcnConfig{};
+    c.wire.ce_mark = ce_mark;
+    NicPair pair(c);
+    SendWr write = send_wr(1, WrOpcode::rdma_write, pair.a(), kSrc, 8 << 20);
+    write.remote_addr = kDst;
+    write.rkey = pair.b().mr->rkey;
+    pair.a().qp->post_send(write);
+    pair.kernel().run();
+    EXPECT_EQ(pair.a().poll().size(), 1u);
+    return std::pair{pair.kernel().now(), pair.b().device->data_path_counters().cnps_sent};
+  };
+  const auto [clean_time, clean_cnps] = run(0);
+  const auto [marked_time, marked_cnps] = run(0.05);
+  EXPECT_EQ(clean_cnps, 0u);
+  EXPECT_GT(marked_cnps, 10u);
+  // 8 MiB at 100 Gb/s take about 0.7 ms; DCQCN's cuts must stretch that a lot.
+  EXPECT_GT(marked_time.picoseconds(), 2 * clean_time.picoseconds());
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, DataPath,
                          ::testing::Values(recovery::EngineKind::gbn, recovery::EngineKind::irn,
                                            recovery::EngineKind::srnic),

@@ -18,7 +18,7 @@ using test::sample_ip;
 
 std::vector<std::byte> encode(const RoceHeaders& h, const std::vector<std::byte>& payload,
                               const IpUdpInfo& ip = sample_ip()) {
-  std::vector<std::byte> out(udp_payload_size(h.bth.opcode, payload.size()));
+  std::vector<std::byte> out(udp_payload_size(h, payload.size()));
   const auto written = encode_udp_payload(ip, h, payload, out);
   EXPECT_TRUE(written.ok()) << describe(written.error);
   EXPECT_EQ(written.value, out.size());
@@ -62,6 +62,39 @@ TEST(WireCodec, FieldLayoutMatchesIbta) {
       "ee ee ee 00");                                      // payload and one pad byte
   ASSERT_EQ(bytes.size(), expected.size() + kIcrcSize);
   EXPECT_EQ(std::vector<std::byte>(bytes.begin(), bytes.end() - kIcrcSize), expected);
+}
+
+TEST(WireCodec, SrExtensionFollowsTheBthWhenItsReservedBitIsSet) {
+  RoceHeaders h;
+  h.bth.opcode = Opcode::kRcWriteMiddle;
+  h.bth.dest_qp = 0x000102;
+  h.bth.psn = 0x000304;
+  h.sr = SrExtension{true, 0x1122334455667788, 0x99AABBCC, 0x00000007};
+  const auto bytes = encode(h, test::bytes_of({0xEE, 0xEE, 0xEE, 0xEE}));
+  const auto expected = test::hex_bytes(
+      "07 40 ff ff  00 00 01 02  40 00 03 04"              // BTH with the extension bit in byte 8
+      "11 22 33 44 55 66 77 88  99 aa bb cc  00 00 00 07"  // extension: address, key, sequence
+      "ee ee ee ee");
+  ASSERT_EQ(bytes.size(), expected.size() + kIcrcSize);
+  EXPECT_EQ(std::vector<std::byte>(bytes.begin(), bytes.end() - kIcrcSize), expected);
+  const auto decoded = decode_udp_payload(bytes);
+  ASSERT_TRUE(decoded.ok()) << describe(decoded.error);
+  EXPECT_EQ(decoded.value.headers, h);
+  EXPECT_EQ(decoded.value.payload.size(), 4u);
+  EXPECT_TRUE(icrc_matches(sample_ip(), bytes));
+
+  // A SACK: ACK opcode, AETH after the extension; truncating into the extension is caught.
+  RoceHeaders sack;
+  sack.bth.opcode = Opcode::kRcAcknowledge;
+  sack.aeth = make_nak(5, NakCode::kPsnSequenceError);
+  sack.sr = SrExtension{true, 0, 0, 0x00ABCDEF};
+  const auto sack_bytes = encode(sack, {});
+  EXPECT_EQ(sack_bytes.size(), kBthSize + kSrExtensionSize + kAethSize + kIcrcSize);
+  const auto sack_decoded = decode_udp_payload(sack_bytes);
+  ASSERT_TRUE(sack_decoded.ok());
+  EXPECT_EQ(sack_decoded.value.headers, sack);
+  const auto cut = std::span<const std::byte>(sack_bytes).first(kBthSize + 8 + kIcrcSize);
+  EXPECT_FALSE(decode_udp_payload(cut).ok());
 }
 
 TEST(WireCodec, DethAndAethLayout) {

@@ -8,6 +8,7 @@
 
 #include "bifrost/core/rate.h"
 #include "bifrost/core/time.h"
+#include "bifrost/wire/codec.h"
 #include "bifrost/wire/opcode.h"
 #include "bifrost/world/packet.h"
 
@@ -29,7 +30,8 @@ inline constexpr uint32_t kPauseQuantumBits = 512;
 // least 64) of a RoCEv2 data packet. The per-frame wire overhead is added by the link.
 uint32_t data_frame_bytes(wire::Opcode opcode, uint32_t payload_bytes);
 inline uint32_t data_frame_bytes(const world::Packet& packet) {
-  return data_frame_bytes(packet.roce.bth.opcode, packet.payload.length);
+  return data_frame_bytes(packet.roce.bth.opcode, packet.payload.length) +
+         (packet.roce.sr.present ? static_cast<uint32_t>(wire::kSrExtensionSize) : 0);
 }
 
 // Time `quanta` pause quanta last on a link of `rate`.

@@ -13,6 +13,7 @@
 
 #include "bifrost/core/rng.h"
 #include "bifrost/core/time.h"
+#include "bifrost/rnic/cc/dcqcn.h"
 #include "bifrost/rnic/completion_queue.h"
 #include "bifrost/rnic/hw_clock.h"
 #include "bifrost/rnic/memory_region.h"
@@ -53,6 +54,11 @@ struct DeviceConfig {
   // The on-chip QP-context cache (capacity 0: not modelled). Misses add to the receive
   // pipeline's service time, so they need receive_pipeline to cost anything.
   QpContextCacheConfig context_cache{};
+  // NIC congestion control: DCQCN on every QP that receives a CNP, and CNPs sent for
+  // CE-marked packets. Unset: CNPs are ignored and none are sent. Setting it also marks data
+  // packets ECN-capable.
+  std::optional<DcqcnConfig> dcqcn{};
+  Time min_time_between_cnps = kDcqcnMinTimeBetweenCnps;
   // Packets the device keeps queued in its port; its own scheduler orders the rest.
   uint32_t port_queue_packets = 2;
 };
@@ -123,6 +129,11 @@ class Device final : public NicContext {
   void on_transmitted();
   void receive(world::PacketPtr packet);
   void deliver(world::PacketPtr packet);
+  // DCQCN: the notification point answers CE marks with CNPs; the reaction point sets the
+  // QP's rate limiter from its rate.
+  void notify_congestion(QueuePair& qp, const world::Packet& packet);
+  void on_cnp(QueuePair& qp);
+  void apply_dcqcn(QueuePair& qp);
 
   world::Scheduler& scheduler_;
   DeviceConfig config_;
@@ -143,6 +154,7 @@ class Device final : public NicContext {
   std::vector<RateLimiter> class_limiters_;
   std::optional<ReceivePipeline> pipeline_;
   QpContextCache cache_;
+  DcqcnNotificationPoint notification_point_;
 };
 
 }  // namespace bifrost::rnic

@@ -48,6 +48,8 @@ struct DataPathCounters {
   uint64_t access_naks_sent = 0;
   uint64_t timeouts = 0;
   uint64_t pipeline_stalls = 0;
+  uint64_t cnps_sent = 0;
+  uint64_t cnps_received = 0;
 };
 
 class NicContext {

@@ -19,6 +19,7 @@ class NicContext;
 class RateLimiter;
 class Requester;
 class Responder;
+class DcqcnReactionPoint;
 struct SendWr;
 struct RecvWr;
 
@@ -146,6 +147,11 @@ class QueuePair {
     bool queued = false;  // on a ready list
     world::TimerId wake;  // pending rate-limiter wake-up
     RateLimiter* limiter = nullptr;
+    // DCQCN's reaction point, made at the first CNP, and its next timer.
+    std::unique_ptr<DcqcnReactionPoint> dcqcn;
+    world::TimerId dcqcn_timer;
+    Scheduling();
+    ~Scheduling();
   };
   Scheduling& scheduling() { return scheduling_; }
   // The QP's own hardware rate limiter (created on first use).

@@ -24,6 +24,8 @@ struct LossyWireConfig {
   double duplicate = 0;
   double reorder = 0;
   Time reorder_delay = Time::us(2);
+  // Probability that an ECN-capable packet arrives CE-marked, as if a switch queue marked it.
+  double ce_mark = 0;
   uint64_t seed = 1;
 };
 
@@ -32,6 +34,7 @@ struct LossyWireCounters {
   uint64_t lost = 0;  // random loss and filter drops
   uint64_t duplicated = 0;
   uint64_t reordered = 0;
+  uint64_t ce_marked = 0;
 };
 
 class LossyWire {

@@ -22,6 +22,9 @@ inline constexpr std::size_t kRethSize = 16;
 inline constexpr std::size_t kAethSize = 4;
 inline constexpr std::size_t kImmDtSize = 4;
 inline constexpr std::size_t kSrExtensionSize = 16;  // bifrost's SR extension (headers.h)
+// The BTH bit that announces the SR extension: bit 6 of byte 8, the first of the seven reserved
+// bits after AckReq. Standard receivers ignore reserved bits on receive.
+inline constexpr unsigned kSrExtensionBit = 6;
 inline constexpr std::size_t kCnpReservedSize = 16;  // after a CNP's BTH (RoCEv2 A17.9.3)
 
 // Pad bytes that make a payload of this size a multiple of 4 bytes.
@@ -33,6 +36,8 @@ constexpr uint8_t pad_for(std::size_t payload_size) {
 std::size_t header_size(Opcode op);
 // The whole UDP payload: headers, payload, pad and ICRC.
 std::size_t udp_payload_size(Opcode op, std::size_t payload_size);
+// The same for a packet whose headers may carry the SR extension.
+std::size_t udp_payload_size(const RoceHeaders& headers, std::size_t payload_size);
 
 // A decoded UDP payload. `payload` points into the decoded bytes and excludes the pad.
 struct RoceView {

@@ -23,8 +23,7 @@ inline std::size_t ethernet_frame_size(Opcode op, std::size_t payload_size) {
 
 // The frame size of a packet with these headers: the SR extension adds its bytes when present.
 inline std::size_t ethernet_frame_size(const RoceHeaders& headers, std::size_t payload_size) {
-  return ethernet_frame_size(headers.bth.opcode, payload_size) +
-         (headers.sr.present ? kSrExtensionSize : 0);
+  return kEthernetHeaderSize + kIpUdpHeaderSize + udp_payload_size(headers, payload_size);
 }
 
 struct Ipv4View {
