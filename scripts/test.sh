@@ -29,6 +29,7 @@ build/release/tools/bifrost-wire-demo "$tmp/demo.pcap" >"$tmp/demo.txt"
 tail -n 1 "$tmp/demo.txt"
 build/release/tools/bifrost-sim run scenarios/demo.toml --out "$tmp/sim" --plot --quiet
 ls "$tmp/sim"/*.png
+build/release/tools/bifrost-sim run scenarios/demo_pfc_free.toml --out "$tmp/sim-pfc-free" --quiet
 
 step "benchmark smoke run (Release; figures are informative, never pass/fail)"
 build/release/bench/bench_event_kernel --benchmark_min_time=0.1 2>&1 | tail -n 4

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
 
 #include "bifrost/core/error.h"
 #include "bifrost/net/frame.h"
@@ -18,16 +19,45 @@ using Clock = std::chrono::steady_clock;
 
 // Frame bytes of packet `index` of a flow cut into `packets` packets, as the line-rate source
 // cuts it: RC WRITE only, or first / middle ... / last.
-uint32_t frame_bytes_of(uint64_t index, uint64_t packets, uint32_t payload) {
-  wire::Opcode op = wire::Opcode::kRcWriteMiddle;
+// The frame of packet `index` of a flow sent as one RDMA WRITE, or (RNIC flows) one
+// WRITE_WITH_IMM whose last packet carries 4 more bytes of ImmDt.
+uint32_t frame_bytes_of(uint64_t index, uint64_t packets, uint32_t payload, bool immediate) {
+  using wire::Opcode;
+  Opcode op = Opcode::kRcWriteMiddle;
   if (packets == 1) {
-    op = wire::Opcode::kRcWriteOnly;
+    op = immediate ? Opcode::kRcWriteOnlyImm : Opcode::kRcWriteOnly;
   } else if (index == 0) {
-    op = wire::Opcode::kRcWriteFirst;
+    op = Opcode::kRcWriteFirst;
   } else if (index + 1 == packets) {
-    op = wire::Opcode::kRcWriteLast;
+    op = immediate ? Opcode::kRcWriteLastImm : Opcode::kRcWriteLast;
   }
   return net::data_frame_bytes(op, payload);
+}
+
+net::LineRateFlowSpec line_rate_spec(const workload::Flow& f, Network& network,
+                                     const scenario::Scenario& sc) {
+  net::LineRateFlowSpec spec;
+  spec.src = &network.host(f.src);
+  spec.dst = &network.host(f.dst);
+  spec.bytes = f.size.count();
+  spec.start = f.start;
+  spec.priority = f.priority;
+  spec.src_port = static_cast<uint16_t>(49152 + f.id % 16384);  // spreads flows over ECMP
+  spec.ecn_capable = sc.switches.ecn.has_value();
+  return spec;
+}
+
+RnicFlowsConfig rnic_config(const scenario::Scenario& sc) {
+  RnicFlowsConfig c;
+  c.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
+  c.timeout = sc.nic.timeout;
+  c.retry_cnt = sc.nic.retry_cnt;
+  c.device.seed = sc.simulation.seed;
+  c.device.recovery.kind = rnic::recovery::parse_engine_kind(sc.nic.recovery);
+  c.device.data_path.ack_every_packets = sc.nic.ack_every_packets;
+  c.device.data_path.ecn_capable = sc.switches.ecn.has_value();
+  if (sc.nic.dcqcn) c.device.dcqcn = rnic::DcqcnConfig{};
+  return c;
 }
 
 class ProgressLine {
@@ -152,12 +182,12 @@ void collect_counters(Network& network, RunSummary& summary) {
 }  // namespace
 
 Time ideal_fct(Bytes size, uint32_t mtu, const std::vector<const Network::LinkInfo*>& path,
-               Time switch_latency) {
+               Time switch_latency, bool immediate_last) {
   const uint64_t packets = std::max<uint64_t>(1, (size.count() + mtu - 1) / mtu);
   std::vector<Time> leaves(path.size(), Time::zero());  // when the previous frame left link i
   for (uint64_t k = 0; k < packets; ++k) {
     const auto payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, size.count() - k * mtu));
-    const uint32_t bytes = frame_bytes_of(k, packets, payload);
+    const uint32_t bytes = frame_bytes_of(k, packets, payload, immediate_last);
     Time ready = Time::zero();  // when frame k may start on link i
     for (std::size_t i = 0; i < path.size(); ++i) {
       const net::Channel& ch = path[i]->link->a_to_b();
@@ -188,22 +218,25 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   summary.metrics.flows =
       metrics::FlowMetrics(metrics::SizeBuckets(sc.metrics.size_buckets), sc.metrics.percentiles);
   const auto mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
-  net::LineRateFlows source(kernel, mtu);
-  for (const auto& f : flows) {
-    net::LineRateFlowSpec spec;
-    spec.src = &network.host(f.src);
-    spec.dst = &network.host(f.dst);
-    spec.bytes = f.size.count();
-    spec.start = f.start;
-    spec.priority = f.priority;
-    spec.src_port = static_cast<uint16_t>(49152 + f.id % 16384);  // spreads flows over ECMP
-    spec.ecn_capable = sc.switches.ecn.has_value();
-    source.add(spec);
+  const bool rnic = sc.nic.model == scenario::NicModel::rnic;
+  // Exactly one of the two carries the flows.
+  std::optional<net::LineRateFlows> line_rate;
+  std::optional<RnicFlows> nics;
+  if (rnic) {
+    nics.emplace(kernel, network, rnic_config(sc));
+    for (const auto& f : flows) nics->add(f);
+  } else {
+    line_rate.emplace(kernel, mtu);
+    for (const auto& f : flows) line_rate->add(line_rate_spec(f, network, sc));
   }
+  const auto completed = [&] { return rnic ? nics->completed() : line_rate->completed(); };
   if (options.progress) {
-    fmt::print(options.progress, "{}: {} hosts, {} switches, {} links, {} flows\n", sc.source,
+    fmt::print(options.progress, "{}: {} hosts, {} switches, {} links, {} flows on {}\n", sc.source,
                network.host_count(), network.switches().size(), network.links().size(),
-               flows.size());
+               flows.size(),
+               rnic ? fmt::format("soft RNICs ({} recovery{})", sc.nic.recovery,
+                                  sc.nic.dcqcn ? ", DCQCN" : "")
+                    : std::string("line-rate sources"));
   }
 
   Sampler sampler(network, sc.metrics, summary.metrics);
@@ -211,32 +244,43 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   const bool until_flows_done = sc.simulation.stop == scenario::StopRule::flows_done;
   const Time slice = Time::us(10);
   for (;;) {
-    if (until_flows_done && source.completed() == flows.size()) break;
+    if (until_flows_done && completed() == flows.size()) break;
     if (kernel.pending() == 0 || kernel.now() >= end) break;
     const Time next = std::min({kernel.now() + slice, sampler.next(), end});
     kernel.run_until(next);
     if (kernel.now() >= sampler.next()) sampler.sample(kernel.now());
-    progress.maybe_print(kernel, source.completed(), flows.size());
+    progress.maybe_print(kernel, completed(), flows.size());
   }
 
-  for (const auto& r : source.flows()) {
-    const auto& f = flows[r.id];
+  for (const auto& f : flows) {
     metrics::FlowRecord record;
     record.id = f.id;
     record.src = f.src;
     record.dst = f.dst;
     record.size = f.size;
     record.start = f.start;
-    if (r.complete) record.finish = r.last_byte_received;
+    if (rnic) {
+      const RnicFlowRecord& r = nics->records()[f.id];
+      if (r.complete) record.finish = r.finish;
+      summary.packets += r.packets;
+    } else {
+      const net::LineRateFlowRecord& r = line_rate->flow(static_cast<uint32_t>(f.id));
+      if (r.complete) record.finish = r.last_byte_received;
+      summary.packets += r.packets;
+    }
     record.ideal_fct =
-        ideal_fct(f.size, mtu, network.shortest_path(f.src, f.dst), nc.switch_latency);
+        ideal_fct(f.size, mtu, network.shortest_path(f.src, f.dst), nc.switch_latency, rnic);
     record.tag = f.tag;
     summary.metrics.flows.add(std::move(record));
-    summary.packets += r.packets;
+  }
+  if (rnic) {
+    const rnic::DataPathCounters c = nics->counters();
+    summary.retransmitted = c.tx_retransmitted;
+    summary.timeouts = c.timeouts;
   }
   collect_counters(network, summary);
   summary.flows = flows.size();
-  summary.finished = source.completed();
+  summary.finished = completed();
   summary.simulated = kernel.now();
   summary.events = kernel.executed();
   summary.wall_seconds = progress.elapsed();

@@ -96,6 +96,12 @@ constexpr BadFile kBadFiles[] = {
     {"bad_mtu.toml",
      "bad_mtu.toml:2:7: simulation.mtu: 10000 bytes is out of range; valid values: 64 to 9216 "
      "bytes"},
+    {"bad_nic_mtu.toml",
+     "bad_nic_mtu.toml:7:9: nic.model: the rnic model needs a RoCE path MTU: set simulation.mtu "
+     "to 256, 512, 1024, 2048 or 4096 bytes (it is 1000)"},
+    {"bad_nic_recovery.toml",
+     "bad_nic_recovery.toml:8:12: nic.recovery: \"sack\" is not valid; valid choices: gbn, irn, "
+     "srnic"},
     {"bad_name_chars.toml",
      "bad_name_chars.toml:6:8: workload[0].name: \"my perm\" is not a valid name; use letters, "
      "digits and _-.:/"},
@@ -156,7 +162,7 @@ constexpr BadFile kBadFiles[] = {
      "saw '\\n'"},
     {"bad_top_level_key.toml",
      "bad_top_level_key.toml:1:1: unknown top-level key \"seed\"; valid tables: simulation, "
-     "topology, switch, workload, metrics"},
+     "topology, switch, nic, workload, metrics"},
     {"bad_topology_not_table.toml",
      "bad_topology_not_table.toml:1:12: topology: expected a table ([topology]), found a string"},
     {"bad_two_dc_no_dci_delay.toml",
@@ -167,7 +173,7 @@ constexpr BadFile kBadFiles[] = {
      "mtu, progress"},
     {"bad_unknown_table.toml",
      "bad_unknown_table.toml:1:2: unknown top-level table \"simulaton\"; valid tables: simulation, "
-     "topology, switch, workload, metrics"},
+     "topology, switch, nic, workload, metrics"},
     {"bad_workload_key_for_kind.toml",
      "bad_workload_key_for_kind.toml:9:1: workload[0]: unknown key \"load\" for kind \"incast\"; "
      "valid keys: kind, name, priority, senders, receiver, size, start, jitter, rounds, period"},

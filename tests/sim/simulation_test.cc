@@ -134,6 +134,41 @@ TEST(Simulation, IncastWithoutPfcDropsInASmallBuffer) {
   EXPECT_GT(s.metrics.drops.by_reason().count("dynamic_threshold"), 0u);
 }
 
+// The same incasts on soft RNICs (MTU 1024): RC's go-back-N recovers every drop without PFC,
+// and under PFC nothing is lost, so nothing is resent.
+std::string rnic_incast(bool pfc, const std::string& recovery) {
+  std::string text = incast_scenario(pfc);
+  text.replace(text.find("mtu = 1000"), 10, "mtu = 1024");
+  text += "[nic]\nmodel = \"rnic\"\nrecovery = \"" + recovery + "\"\ntimeout = 4\n";
+  return text;
+}
+
+TEST(Simulation, RnicFlowsRecoverIncastDropsWithoutPfc) {
+  for (const std::string recovery : {"gbn", "irn"}) {
+    SCOPED_TRACE(recovery);
+    const auto s = run(rnic_incast(false, recovery));
+    EXPECT_GT(s.drops, 0u);
+    EXPECT_EQ(s.finished, 8u);
+    EXPECT_GT(s.retransmitted, 0u);
+  }
+  const auto lossless = run(rnic_incast(true, "gbn"));
+  EXPECT_EQ(lossless.finished, 8u);
+  EXPECT_EQ(lossless.drops, 0u);
+  EXPECT_EQ(lossless.retransmitted, 0u);
+}
+
+// Alone on the network an RNIC flow (one WRITE_WITH_IMM) finishes at its closed form too: the
+// NIC keeps the port fed back to back, and the receiver completes when the last byte lands.
+TEST(Simulation, RnicLoneFlowFinishesAtTheClosedForm) {
+  std::string text = lone_flow_scenario("0ns");
+  text.replace(text.find("mtu = 1000"), 10, "mtu = 1024");
+  text += "[nic]\nmodel = \"rnic\"\n";
+  const auto s = run(text);
+  ASSERT_EQ(s.finished, 1u);
+  const auto& record = s.metrics.flows.records().front();
+  EXPECT_EQ(record.ideal_fct, record.fct());
+}
+
 TEST(Simulation, SameSeedSameResults) {
   std::string text = incast_scenario(true);
   text.replace(text.find("start = \"1us\""), 13, "start = \"1us\"\njitter = \"3us\"");

@@ -37,8 +37,10 @@ void print_summary(const bifrost::sim::RunSummary& s, const std::string& out) {
       s.simulated.seconds() * 1e3, s.wall_seconds, s.packets, s.data_packets,
       static_cast<double>(s.data_packets) / wall / 1e6, s.events,
       static_cast<double>(s.events) / wall / 1e6);
-  fmt::print("flows finished {}/{}, drops {}, pause episodes {}\n", s.finished, s.flows, s.drops,
-             s.pauses);
+  fmt::print(
+      "flows finished {}/{}, drops {}, pause episodes {}, NIC retransmissions {}, "
+      "timeouts {}\n",
+      s.finished, s.flows, s.drops, s.pauses, s.retransmitted, s.timeouts);
   // FCT slowdown (FCT over the FCT alone on an empty network) by flow size.
   const auto& flows = s.metrics.flows;
   fmt::print("{:<16} {:>8} {:>8}", "slowdown by size", "flows", "mean");

@@ -1,9 +1,10 @@
 #pragma once
-// Runs a scenario: builds the network, generates the flows, drives them with the line-rate
-// source until they finish (or the stop rule says so), samples the metrics and writes the
-// output folder. Until the soft RNIC lands, flows are carried by net::LineRateFlows, a
-// deliberately minimal source without congestion control or recovery (a lost packet leaves its
-// flow unfinished, which the results report).
+// Runs a scenario: builds the network, generates the flows, drives them until they finish (or
+// the stop rule says so), samples the metrics and writes the output folder. The scenario's
+// [nic] model picks what carries the flows: soft RNICs (one RC QP pair per flow, loss
+// recovery, optional DCQCN) or net::LineRateFlows, a deliberately minimal source without
+// congestion control or recovery (a lost packet leaves its flow unfinished, which the results
+// report).
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "bifrost/net/line_rate_flows.h"
 #include "bifrost/sim/metrics/run_metrics.h"
 #include "bifrost/sim/network.h"
+#include "bifrost/sim/rnic_flows.h"
 #include "bifrost/sim/scenario/scenario.h"
 #include "bifrost/sim/workload/flow.h"
 
@@ -33,15 +35,18 @@ struct RunSummary {
   uint64_t data_packets = 0;  // data frames put on any link (every hop counts)
   uint64_t drops = 0;
   uint64_t pauses = 0;
+  uint64_t retransmitted = 0;  // RNIC model: packets the NICs sent again
+  uint64_t timeouts = 0;       // RNIC model: retransmission timeouts
   metrics::RunMetrics metrics;
 };
 
-// The completion time of `flow` alone on an empty network along `path`, for the line-rate
-// source: every frame is stored and forwarded, so frame k leaves link i at
+// The completion time of `flow` alone on an empty network along `path`: every frame is
+// stored and forwarded, so frame k leaves link i at
 //   max(leaves link i-1 + propagation + switch latency, frame k-1 leaves link i) + wire time,
-// and the flow completes when the last frame has crossed the last link.
+// and the flow completes when the last frame has crossed the last link. `immediate_last`:
+// the flow is a WRITE_WITH_IMM (RNIC model), whose last frame is 4 bytes longer.
 Time ideal_fct(Bytes size, uint32_t mtu, const std::vector<const Network::LinkInfo*>& path,
-               Time switch_latency);
+               Time switch_latency, bool immediate_last = false);
 
 RunSummary run_scenario(const scenario::Scenario& scenario, const RunOptions& options);
 

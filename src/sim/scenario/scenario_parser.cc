@@ -16,8 +16,8 @@ namespace {
 
 using detail::TableReader;
 
-constexpr std::array<std::string_view, 5> kTables = {"simulation", "topology", "switch", "workload",
-                                                     "metrics"};
+constexpr std::array<std::string_view, 6> kTables = {"simulation", "topology", "switch",
+                                                     "nic",        "workload", "metrics"};
 
 toml::table parse_toml(std::string_view text, std::string_view name) {
   try {
@@ -101,6 +101,8 @@ Scenario parse_scenario(std::string_view text, std::string_view name,
   s.topology = detail::parse_topology(TableReader(*topology, "topology", name));
   s.switches = detail::parse_switch(TableReader(table_or_empty(root, "switch"), "switch", name),
                                     s.simulation.mtu);
+  s.nic = detail::parse_nic(TableReader(table_or_empty(root, "nic"), "nic", name),
+                            s.simulation.mtu);
   s.workloads = workloads(root, name, s, base_dir);
   s.metrics = detail::parse_metrics(TableReader(table_or_empty(root, "metrics"), "metrics", name));
   return s;

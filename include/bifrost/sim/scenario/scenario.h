@@ -127,9 +127,25 @@ struct MetricsConfig {
   bool flow_records = true;  // write one row per flow to flows.csv
 };
 
+// What carries the flows at the hosts.
+enum class NicModel {
+  line_rate,  // net::LineRateFlows: line rate, no ACKs, no recovery (a lost packet strands a flow)
+  rnic,       // the soft RNIC: one RC QP pair per flow, RDMA WRITE_WITH_IMM, loss recovery
+};
+
+struct NicConfig {
+  NicModel model = NicModel::line_rate;
+  std::string recovery = "gbn";  // gbn, irn or srnic
+  bool dcqcn = false;
+  uint32_t ack_every_packets = 8;
+  uint8_t timeout = 8;  // RC QP timeout exponent: 4.096 us * 2^timeout
+  uint8_t retry_cnt = 7;
+};
+
 struct Scenario {
   std::string source;  // the file name, for messages
   SimulationConfig simulation;
+  NicConfig nic;
   Topology topology;
   SwitchConfig switches;
   std::vector<WorkloadConfig> workloads;

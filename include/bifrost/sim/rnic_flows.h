@@ -1,0 +1,82 @@
+#pragma once
+// Carries a scenario's flows on soft RNICs: one rnic::Device per host, attached to the host's
+// NIC port, and per flow one RC QP pair made when the flow starts and destroyed when it is
+// done. A flow is one RDMA WRITE_WITH_IMM (chunks of at most 1 GiB for longer flows, the last
+// with immediate data); it completes when the receiver's completion for the last chunk is
+// generated, that is when the last byte has been placed. Memory regions carry no content, so
+// million-packet flows cost no memory for payloads.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bifrost/rnic/device.h"
+#include "bifrost/sim/event_kernel.h"
+#include "bifrost/sim/network.h"
+#include "bifrost/sim/workload/flow.h"
+
+namespace bifrost::sim {
+
+struct RnicFlowsConfig {
+  rnic::DeviceConfig device{};  // template for every host's NIC (name and GIDs are set here)
+  uint32_t mtu = 1024;
+  uint8_t timeout = 8;  // RC QP timeout exponent: 4.096 us * 2^timeout
+  uint8_t retry_cnt = 7;
+  uint8_t rnr_retry = 7;
+};
+
+struct RnicFlowRecord {
+  bool complete = false;
+  bool failed = false;  // a QP error (retries exhausted) ended the flow
+  Time finish = Time::max();
+  uint64_t packets = 0;  // request packets of the flow's first transmission
+};
+
+class RnicFlows {
+ public:
+  // Throws Error for a bad MTU or device template.
+  RnicFlows(EventKernel& kernel, Network& network, const RnicFlowsConfig& config);
+  ~RnicFlows();
+  RnicFlows(const RnicFlows&) = delete;
+  RnicFlows& operator=(const RnicFlows&) = delete;
+
+  // Schedules `flow` (its id must be the next index: 0, 1, 2, ...).
+  void add(const workload::Flow& flow);
+
+  const std::vector<RnicFlowRecord>& records() const { return records_; }
+  size_t completed() const { return completed_; }
+  // Summed over every device.
+  rnic::DataPathCounters counters() const;
+
+ private:
+  struct Active {
+    rnic::QueuePair* sender = nullptr;
+    rnic::QueuePair* receiver = nullptr;
+    uint32_t src = 0;
+    uint32_t dst = 0;
+  };
+  struct Nic {
+    std::unique_ptr<rnic::Device> device;
+    rnic::ProtectionDomain pd;
+    rnic::CompletionQueue* cq = nullptr;
+    uint32_t lkey = 0;
+    uint32_t rkey = 0;
+    bool poll_scheduled = false;
+  };
+
+  void start(uint32_t id);
+  void connect(rnic::QueuePair& qp, const Nic& peer, uint32_t peer_qpn, uint16_t sport,
+               uint8_t traffic_class);
+  void poll(uint32_t host);
+  void finish(uint32_t id, bool failed);
+
+  EventKernel& kernel_;
+  Network& network_;
+  RnicFlowsConfig config_;
+  std::vector<Nic> nics_;
+  std::vector<workload::Flow> flows_;
+  std::vector<RnicFlowRecord> records_;
+  std::vector<Active> active_;
+  size_t completed_ = 0;
+};
+
+}  // namespace bifrost::sim

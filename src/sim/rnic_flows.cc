@@ -1,0 +1,189 @@
+#include "bifrost/sim/rnic_flows.h"
+
+#include <algorithm>
+
+#include "bifrost/core/error.h"
+#include "bifrost/rnic/segmenter.h"
+#include "bifrost/rnic/work_request.h"
+
+namespace bifrost::sim {
+
+using namespace bifrost::rnic;
+
+namespace {
+
+constexpr uint64_t kBufferBase = 0x1000;
+constexpr uint64_t kBufferBytes = uint64_t{1} << 44;
+constexpr uint64_t kChunk = uint64_t{1} << 30;  // below the 2^31 message limit
+
+}  // namespace
+
+RnicFlows::RnicFlows(EventKernel& kernel, Network& network, const RnicFlowsConfig& config)
+    : kernel_(kernel), network_(network), config_(config) {
+  check_mtu(config.mtu);
+  nics_.resize(network.host_count());
+  for (uint32_t h = 0; h < network.host_count(); ++h) {
+    net::Host& host = network.host(h);
+    DeviceConfig dc = config.device;
+    dc.name = host.name();
+    dc.gids = host.addresses();
+    Nic& nic = nics_[h];
+    nic.device = std::make_unique<Device>(kernel, dc);
+    nic.device->attach(host);
+    nic.pd = nic.device->alloc_pd();
+    nic.cq = &nic.device->create_cq(1 << 20);
+    nic.cq->set_handler([this, h] {
+      if (nics_[h].poll_scheduled) return;
+      nics_[h].poll_scheduled = true;
+      kernel_.after(Time::zero(), [this, h] { poll(h); });
+    });
+    const MemoryRegion& mr = nic.device->reg_mr(nic.pd, kBufferBase, kBufferBytes,
+                                                Access::local_write | Access::remote_write);
+    nic.lkey = mr.lkey;
+    nic.rkey = mr.rkey;
+  }
+}
+
+RnicFlows::~RnicFlows() = default;
+
+void RnicFlows::add(const workload::Flow& flow) {
+  if (flow.id != flows_.size()) {
+    throw Error("RNIC flows must be added in id order: expected {}, got {}", flows_.size(),
+                flow.id);
+  }
+  if (flow.src >= nics_.size() || flow.dst >= nics_.size() || flow.src == flow.dst) {
+    throw Error("flow {}: needs two different hosts below {}", flow.id, nics_.size());
+  }
+  flows_.push_back(flow);
+  records_.emplace_back();
+  active_.emplace_back();
+  const auto id = static_cast<uint32_t>(flow.id);
+  kernel_.at(flow.start, [this, id] { start(id); });
+}
+
+void RnicFlows::connect(QueuePair& qp, const Nic& peer, uint32_t peer_qpn, uint16_t sport,
+                        uint8_t traffic_class) {
+  QpAttr attr;
+  attr.state = QpState::init;
+  attr.access_flags = Access::remote_write;
+  qp.modify(attr, QpAttrMask::state | QpAttrMask::pkey_index | QpAttrMask::port |
+                      QpAttrMask::access_flags);
+  attr.state = QpState::rtr;
+  attr.av.dest_ip = peer.device->gids().front();
+  attr.av.traffic_class = traffic_class;
+  attr.path_mtu = config_.mtu;
+  attr.dest_qp_num = peer_qpn;
+  attr.rq_psn = 0;
+  attr.max_dest_rd_atomic = 1;
+  attr.min_rnr_timer = 1;
+  attr.udp_sport = sport;
+  qp.modify(attr, QpAttrMask::state | QpAttrMask::av | QpAttrMask::path_mtu |
+                      QpAttrMask::dest_qp_num | QpAttrMask::rq_psn |
+                      QpAttrMask::max_dest_rd_atomic | QpAttrMask::min_rnr_timer |
+                      QpAttrMask::udp_sport);
+  attr.state = QpState::rts;
+  attr.sq_psn = 0;
+  attr.timeout = config_.timeout;
+  attr.retry_cnt = config_.retry_cnt;
+  attr.rnr_retry = config_.rnr_retry;
+  attr.max_rd_atomic = 1;
+  qp.modify(attr, QpAttrMask::state | QpAttrMask::sq_psn | QpAttrMask::timeout |
+                      QpAttrMask::retry_cnt | QpAttrMask::rnr_retry | QpAttrMask::max_rd_atomic);
+}
+
+void RnicFlows::start(uint32_t id) {
+  const workload::Flow& f = flows_[id];
+  Nic& src = nics_[f.src];
+  Nic& dst = nics_[f.dst];
+  Active& a = active_[id];
+  a.src = f.src;
+  a.dst = f.dst;
+  a.sender = &src.device->create_qp(src.pd, QpType::rc, *src.cq, *src.cq);
+  a.receiver = &dst.device->create_qp(dst.pd, QpType::rc, *dst.cq, *dst.cq);
+  // The source port spreads flows over ECMP paths; the traffic class carries the priority
+  // (DSCP = priority * 8, which the hosts' and switches' DSCP maps turn back into it).
+  const auto sport = static_cast<uint16_t>(49152 + id % 16384);
+  const auto tc = static_cast<uint8_t>(f.priority << 5);
+  connect(*a.sender, dst, a.receiver->qp_num(), sport, tc);
+  connect(*a.receiver, src, a.sender->qp_num(), sport, tc);
+  a.receiver->post_recv(RecvWr{id, Sge{kBufferBase, 0, dst.lkey}});
+  uint64_t left = f.size.count();
+  uint64_t offset = 0;
+  do {
+    const uint64_t length = std::min(left, kChunk);
+    left -= length;
+    SendWr wr;
+    wr.wr_id = id;
+    wr.opcode = left == 0 ? WrOpcode::rdma_write_with_imm : WrOpcode::rdma_write;
+    wr.sge = Sge{kBufferBase + offset, static_cast<uint32_t>(length), src.lkey};
+    wr.remote_addr = kBufferBase + offset;
+    wr.rkey = dst.rkey;
+    wr.imm = id;
+    wr.signaled = left == 0;
+    records_[id].packets += packet_count(length, config_.mtu);
+    a.sender->post_send(wr);
+    offset += length;
+  } while (left > 0);
+}
+
+void RnicFlows::poll(uint32_t host) {
+  Nic& nic = nics_[host];
+  nic.poll_scheduled = false;
+  WorkCompletion batch[64];
+  for (;;) {
+    const size_t n = nic.cq->poll(64, batch);
+    for (size_t i = 0; i < n; ++i) {
+      const WorkCompletion& wc = batch[i];
+      const auto id = static_cast<uint32_t>(wc.wr_id);
+      Active& a = active_[id];
+      if (wc.status != WcStatus::success) {
+        finish(id, true);
+        continue;
+      }
+      if (wc.opcode == WcOpcode::recv_rdma_with_imm) {
+        finish(id, false);
+      } else if (a.sender != nullptr && wc.qp_num == a.sender->qp_num()) {
+        nics_[a.src].device->destroy_qp(a.sender->qp_num());
+        a.sender = nullptr;
+      }
+    }
+    if (n < 64) break;
+  }
+}
+
+void RnicFlows::finish(uint32_t id, bool failed) {
+  RnicFlowRecord& r = records_[id];
+  Active& a = active_[id];
+  if (!r.complete && !r.failed) {
+    r.complete = !failed;
+    r.failed = failed;
+    r.finish = kernel_.now();
+    if (!failed) ++completed_;
+  }
+  if (a.receiver != nullptr) {
+    nics_[a.dst].device->destroy_qp(a.receiver->qp_num());
+    a.receiver = nullptr;
+  }
+  if (failed && a.sender != nullptr) {
+    nics_[a.src].device->destroy_qp(a.sender->qp_num());
+    a.sender = nullptr;
+  }
+}
+
+rnic::DataPathCounters RnicFlows::counters() const {
+  DataPathCounters sum;
+  for (const Nic& nic : nics_) {
+    const DataPathCounters& c = nic.device->data_path_counters();
+    sum.tx_packets += c.tx_packets;
+    sum.tx_retransmitted += c.tx_retransmitted;
+    sum.tx_acks += c.tx_acks;
+    sum.rx_packets += c.rx_packets;
+    sum.rx_out_of_order += c.rx_out_of_order;
+    sum.rx_dropped_sequence += c.rx_dropped_sequence;
+    sum.timeouts += c.timeouts;
+    sum.cnps_sent += c.cnps_sent;
+  }
+  return sum;
+}
+
+}  // namespace bifrost::sim
