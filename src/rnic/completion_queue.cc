@@ -55,6 +55,7 @@ bool CompletionQueue::push(const WorkCompletion& wc) {
     return false;
   }
   entries_.push_back(wc);
+  if (handler_) handler_();
   return true;
 }
 

@@ -12,16 +12,16 @@ namespace {
 using testing::error_of;
 
 WorkCompletion wc(uint64_t wr_id, uint32_t qp_num) {
-  return WorkCompletion{wr_id,  WcStatus::success, WcOpcode::send, 64, std::nullopt,
-                        qp_num, Time::ns(wr_id)};
+  return make_completion(wr_id, WcStatus::success, WcOpcode::send, 64, std::nullopt, qp_num,
+                         Time::ns(wr_id));
 }
 
 TEST(CompletionQueue, PollsInArrivalOrderAcrossSharingQps) {
   CompletionQueue cq(3, 8);
   cq.push(wc(1, 10));
   cq.push(wc(2, 11));
-  cq.push(WorkCompletion{3, WcStatus::success, WcOpcode::recv_rdma_with_imm, 0, 0xabcd, 10,
-                         Time::ns(9)});
+  cq.push(make_completion(3, WcStatus::success, WcOpcode::recv_rdma_with_imm, 0, 0xabcd, 10,
+                          Time::ns(9)));
   std::array<WorkCompletion, 4> out{};
   ASSERT_EQ(cq.poll(2, out), 2u);
   EXPECT_EQ(out[0].wr_id, 1u);

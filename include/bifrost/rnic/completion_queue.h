@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include "bifrost/core/inplace_function.h"
 #include "bifrost/core/time.h"
 #include "bifrost/world/address.h"
 
@@ -43,6 +44,21 @@ struct WorkCompletion {
   world::Ipv4 src_ip;
 };
 
+// A completion with the fields every completion has (the UD source fields stay empty).
+inline WorkCompletion make_completion(uint64_t wr_id, WcStatus status, WcOpcode opcode,
+                                      uint32_t byte_len, std::optional<uint32_t> imm,
+                                      uint32_t qp_num, Time hw_timestamp) {
+  WorkCompletion wc;
+  wc.wr_id = wr_id;
+  wc.status = status;
+  wc.opcode = opcode;
+  wc.byte_len = byte_len;
+  wc.imm = imm;
+  wc.qp_num = qp_num;
+  wc.hw_timestamp = hw_timestamp;
+  return wc;
+}
+
 class CompletionQueue {
  public:
   // Throws Error if capacity is 0.
@@ -50,6 +66,10 @@ class CompletionQueue {
 
   // Called by the NIC. Returns false, drops the entry and enters the overrun state if full.
   bool push(const WorkCompletion& wc);
+  // Told after every completion is queued, like a completion channel that is always armed.
+  // It runs inside the NIC's processing: it must not destroy QPs or post work synchronously
+  // (schedule that instead).
+  void set_handler(InplaceFunction<void(), 16> handler) { handler_ = std::move(handler); }
   // Moves up to `max` oldest entries into `out` and returns how many. Throws Error if max
   // exceeds out.size() or if the CQ has overrun.
   size_t poll(size_t max, std::span<WorkCompletion> out);
@@ -65,6 +85,7 @@ class CompletionQueue {
   size_t capacity_;
   std::deque<WorkCompletion> entries_;
   uint64_t lost_ = 0;
+  InplaceFunction<void(), 16> handler_;
 };
 
 }  // namespace bifrost::rnic
