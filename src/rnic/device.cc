@@ -28,11 +28,13 @@ Device::Device(world::Scheduler& scheduler, DeviceConfig config)
       clock_(config_.clock_offset, config_.clock_drift_ppm),
       memory_(RandomStream(config_.seed, config_.name).fork("memory_keys")),
       engine_(recovery::make_engine(config_.recovery)),
-      class_limiters_(config_.per_priority_limiters, RateLimiter(config_.rate_limiter)),
       cache_(config_.context_cache, Bytes(engine_->footprint().per_qp_bytes)),
       notification_point_(config_.min_time_between_cnps) {
   if (config_.dcqcn) config_.data_path.ecn_capable = true;
   if (config_.receive_pipeline) pipeline_.emplace(*config_.receive_pipeline);
+  if (config_.per_priority_limiters > 0) {
+    class_limiters_.emplace(config_.per_priority_limiters, config_.rate_limiter);
+  }
   if (config_.port_queue_packets == 0) {
     throw Error("device {}: port_queue_packets must be at least 1", config_.name);
   }

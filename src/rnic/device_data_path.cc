@@ -40,14 +40,14 @@ uint64_t Device::recovery_memory_bytes(uint64_t qps) const {
 }
 
 RateLimiter* Device::limiter_of(QueuePair& qp) {
-  if (!class_limiters_.empty()) {
-    return &class_limiters_[static_cast<size_t>(qp.priority()) % class_limiters_.size()];
+  if (class_limiters_) {
+    return &class_limiters_->limiter(static_cast<size_t>(qp.priority()) % class_limiters_->size());
   }
   return qp.scheduling().limiter;
 }
 
 void Device::set_rate_limit(QueuePair& qp, Rate rate) {
-  if (!class_limiters_.empty()) {
+  if (class_limiters_) {
     limiter_of(qp)->set_rate(rate);
   } else {
     qp.scheduling().limiter = &qp.own_limiter();

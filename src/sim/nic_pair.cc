@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "bifrost/rnic/connect.h"
+
 namespace bifrost::sim {
 
 using namespace bifrost::rnic;
@@ -36,47 +38,17 @@ void NicPair::build(Side& side, int index) {
 }
 
 void NicPair::connect(Side& side, const Side& peer) {
-  QueuePair& qp = *side.qp;
-  const bool ud = config_.type == QpType::ud;
-  QpAttr attr;
-  attr.state = QpState::init;
-  attr.pkey_index = 0;
-  attr.port = 1;
-  attr.qkey = config_.qkey;
-  attr.access_flags = Access::remote_write | Access::remote_read;
-  QpAttrMask mask = QpAttrMask::state | QpAttrMask::pkey_index | QpAttrMask::port |
-                    (ud ? QpAttrMask::qkey : QpAttrMask::access_flags);
-  qp.modify(attr, mask);
-
-  attr.state = QpState::rtr;
-  mask = QpAttrMask::state;
-  if (!ud) {
-    attr.av.dest_ip = peer.device->gids().front();
-    attr.path_mtu = config_.mtu;
-    attr.dest_qp_num = peer.qp->qp_num();
-    attr.rq_psn = config_.first_psn;
-    mask =
-        mask | QpAttrMask::av | QpAttrMask::path_mtu | QpAttrMask::dest_qp_num | QpAttrMask::rq_psn;
-    if (config_.type == QpType::rc) {
-      attr.max_dest_rd_atomic = 16;
-      attr.min_rnr_timer = config_.min_rnr_timer;
-      mask = mask | QpAttrMask::max_dest_rd_atomic | QpAttrMask::min_rnr_timer;
-    }
-  }
-  qp.modify(attr, mask);
-
-  attr.state = QpState::rts;
-  attr.sq_psn = config_.first_psn;
-  mask = QpAttrMask::state | QpAttrMask::sq_psn;
-  if (config_.type == QpType::rc) {
-    attr.timeout = config_.timeout;
-    attr.retry_cnt = config_.retry_cnt;
-    attr.rnr_retry = config_.rnr_retry;
-    attr.max_rd_atomic = 16;
-    mask = mask | QpAttrMask::timeout | QpAttrMask::retry_cnt | QpAttrMask::rnr_retry |
-           QpAttrMask::max_rd_atomic;
-  }
-  qp.modify(attr, mask);
+  QpConnection c;
+  c.dest_ip = peer.device->gids().front();
+  c.dest_qp_num = peer.qp->qp_num();
+  c.rq_psn = c.sq_psn = config_.first_psn;
+  c.path_mtu = config_.mtu;
+  c.qkey = config_.qkey;
+  c.timeout = config_.timeout;
+  c.retry_cnt = config_.retry_cnt;
+  c.rnr_retry = config_.rnr_retry;
+  c.min_rnr_timer = config_.min_rnr_timer;
+  connect_qp(*side.qp, c);
 }
 
 }  // namespace bifrost::sim

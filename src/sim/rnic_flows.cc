@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bifrost/core/error.h"
+#include "bifrost/rnic/connect.h"
 #include "bifrost/rnic/segmenter.h"
 #include "bifrost/rnic/work_request.h"
 
@@ -63,32 +64,18 @@ void RnicFlows::add(const workload::Flow& flow) {
 
 void RnicFlows::connect(QueuePair& qp, const Nic& peer, uint32_t peer_qpn, uint16_t sport,
                         uint8_t traffic_class) {
-  QpAttr attr;
-  attr.state = QpState::init;
-  attr.access_flags = Access::remote_write;
-  qp.modify(attr, QpAttrMask::state | QpAttrMask::pkey_index | QpAttrMask::port |
-                      QpAttrMask::access_flags);
-  attr.state = QpState::rtr;
-  attr.av.dest_ip = peer.device->gids().front();
-  attr.av.traffic_class = traffic_class;
-  attr.path_mtu = config_.mtu;
-  attr.dest_qp_num = peer_qpn;
-  attr.rq_psn = 0;
-  attr.max_dest_rd_atomic = 1;
-  attr.min_rnr_timer = 1;
-  attr.udp_sport = sport;
-  qp.modify(attr, QpAttrMask::state | QpAttrMask::av | QpAttrMask::path_mtu |
-                      QpAttrMask::dest_qp_num | QpAttrMask::rq_psn |
-                      QpAttrMask::max_dest_rd_atomic | QpAttrMask::min_rnr_timer |
-                      QpAttrMask::udp_sport);
-  attr.state = QpState::rts;
-  attr.sq_psn = 0;
-  attr.timeout = config_.timeout;
-  attr.retry_cnt = config_.retry_cnt;
-  attr.rnr_retry = config_.rnr_retry;
-  attr.max_rd_atomic = 1;
-  qp.modify(attr, QpAttrMask::state | QpAttrMask::sq_psn | QpAttrMask::timeout |
-                      QpAttrMask::retry_cnt | QpAttrMask::rnr_retry | QpAttrMask::max_rd_atomic);
+  QpConnection c;
+  c.dest_ip = peer.device->gids().front();
+  c.dest_qp_num = peer_qpn;
+  c.path_mtu = config_.mtu;
+  c.access = Access::remote_write;
+  c.traffic_class = traffic_class;
+  c.udp_sport = sport;
+  c.timeout = config_.timeout;
+  c.retry_cnt = config_.retry_cnt;
+  c.rnr_retry = config_.rnr_retry;
+  c.max_rd_atomic = 1;
+  connect_qp(qp, c);
 }
 
 void RnicFlows::start(uint32_t id) {

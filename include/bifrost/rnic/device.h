@@ -151,7 +151,7 @@ class Device final : public NicContext {
   bool pumping_ = false;
   std::deque<world::PacketPtr> acks_;
   std::array<std::deque<QueuePair*>, 8> ready_;  // per priority class, round-robin
-  std::vector<RateLimiter> class_limiters_;
+  std::optional<RateLimiterBank> class_limiters_;  // per-priority mode
   std::optional<ReceivePipeline> pipeline_;
   QpContextCache cache_;
   DcqcnNotificationPoint notification_point_;
