@@ -84,17 +84,26 @@ void MemoryRegistry::deregister(uint32_t lkey) {
     throw Error("cannot deregister memory region with lkey {:#010x}: no such region", lkey);
   }
   lkey_of_rkey_.erase(it->second.rkey);
+  if (last_rkey_ == &it->second) last_rkey_ = nullptr;
+  if (last_lkey_ == &it->second) last_lkey_ = nullptr;
   by_lkey_.erase(it);
 }
 
 const MemoryRegion* MemoryRegistry::find_by_lkey(uint32_t lkey) const {
+  if (last_lkey_ != nullptr && last_lkey_->lkey == lkey) return last_lkey_;
   const auto it = by_lkey_.find(lkey);
-  return it == by_lkey_.end() ? nullptr : &it->second;
+  if (it == by_lkey_.end()) return nullptr;
+  last_lkey_ = &it->second;
+  return last_lkey_;
 }
 
 const MemoryRegion* MemoryRegistry::find_by_rkey(uint32_t rkey) const {
+  // Every packet of a transfer names the same region: remember the last one found.
+  if (last_rkey_ != nullptr && last_rkey_->rkey == rkey) return last_rkey_;
   const auto it = lkey_of_rkey_.find(rkey);
-  return it == lkey_of_rkey_.end() ? nullptr : find_by_lkey(it->second);
+  if (it == lkey_of_rkey_.end()) return nullptr;
+  last_rkey_ = find_by_lkey(it->second);
+  return last_rkey_;
 }
 
 AccessResult MemoryRegistry::check_remote(ProtectionDomain pd, uint32_t rkey, uint64_t va,

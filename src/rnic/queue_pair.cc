@@ -214,7 +214,7 @@ void QueuePair::receive(const world::Packet& packet) {
   }
 }
 
-Time QueuePair::pipeline_stall(const world::Packet& packet) const {
+Time QueuePair::pipeline_stall(const world::Packet& packet) {
   return nic_ == nullptr ? Time::zero() : responder_->pipeline_stall(packet);
 }
 

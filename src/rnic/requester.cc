@@ -75,8 +75,9 @@ Requester::~Requester() {
 void Requester::post(const SendWr& wr) {
   const QpState state = qp_.state();
   if (state == QpState::err) {
-    qp_.send_cq().push(WorkCompletion{wr.wr_id, WcStatus::flush_error, completion_opcode(wr.opcode),
-                                      0, std::nullopt, qp_.qp_num(), nic_.hw_time()});
+    qp_.send_cq().push(make_completion(wr.wr_id, WcStatus::flush_error,
+                                       completion_opcode(wr.opcode), 0, std::nullopt, qp_.qp_num(),
+                                       nic_.hw_time()));
     return;
   }
   if (state != QpState::rts) {
@@ -114,13 +115,24 @@ void Requester::post(const SendWr& wr) {
 }
 
 void Requester::start(uint32_t sq_psn) {
-  una_ = snd_max_ = psn_end_ = sq_psn & wire::kPsnMask;
+  una_ = snd_max_ = psn_end_ = acked_ = sq_psn & wire::kPsnMask;
   retries_left_ = qp_.query().retry_cnt;
   rnr_retries_left_ = qp_.query().rnr_retry;
 }
 
 Requester::Slot* Requester::find_slot(uint32_t psn) {
   if (sq_.empty()) return nullptr;
+  const auto contains = [psn](const Slot& s) {
+    const int32_t d = wire::psn_diff(psn, s.first_psn);
+    return d >= 0 && d < static_cast<int32_t>(s.span);
+  };
+  // Packets are produced slot after slot: try the slot found last, and the one after it.
+  for (size_t i = hint_; i < sq_.size() && i < hint_ + 2; ++i) {
+    if (contains(sq_[i])) {
+      hint_ = i;
+      return &sq_[i];
+    }
+  }
   const uint32_t base = sq_.front().first_psn;
   const int32_t offset = wire::psn_diff(psn, base);
   if (offset < 0) return nullptr;
@@ -129,9 +141,10 @@ Requester::Slot* Requester::find_slot(uint32_t psn) {
     return off < wire::psn_diff(s.first_psn, base);
   });
   if (it == sq_.begin()) return nullptr;
-  Slot& slot = *std::prev(it);
-  if (wire::psn_diff(psn, slot.first_psn) >= static_cast<int32_t>(slot.span)) return nullptr;
-  return &slot;
+  --it;
+  if (!contains(*it)) return nullptr;
+  hint_ = static_cast<size_t>(it - sq_.begin());
+  return &*it;
 }
 
 uint32_t Requester::in_flight() const {
@@ -153,6 +166,18 @@ bool Requester::produce(world::Packet& out) {
     return true;
   }
   if (nic_.scheduler().now() < rnr_until_) return false;
+  if (read_resend_) {
+    read_resend_ = false;
+    Slot* slot = find_slot(una_);
+    if (slot != nullptr && is_read(slot->wr) &&
+        una_ == wire::psn_add(slot->first_psn, slot->read_received)) {
+      build(*slot, una_, out);
+      ++retransmitted_;
+      ++nic_.counters().tx_retransmitted;
+      arm_timer();
+      return true;
+    }
+  }
   while (const auto psn = engine_->next_retransmission(una_, snd_max_)) {
     Slot* slot = find_slot(*psn);
     if (slot == nullptr || before(*psn, una_)) continue;
@@ -233,6 +258,10 @@ void Requester::receive(const world::Packet& packet) {
         --rnr_retries_left_;
       }
       rnr_until_ = nic_.scheduler().now() + rnr_delay(wire::syndrome_value(aeth));
+      // An RNR NAK is a response: the transport retry count and timer start over, counted
+      // from the end of the RNR wait (rnr_retry alone limits how often it may repeat).
+      retries_left_ = qp_.query().retry_cnt;
+      progress_at_ = rnr_until_;
       engine_->on_nak(psn, snd_max_);
       nic_.scheduler().at(rnr_until_, [this] { nic_.wake(qp_); });
       break;
@@ -244,7 +273,9 @@ void Requester::receive(const world::Packet& packet) {
         return;
       }
       if (packet.roce.sr.present) {
-        engine_->on_sack(una_, packet.roce.sr.sequence, snd_max_);
+        // The cumulative part may pass an unfinished READ that holds una back: the requests
+        // after the READ did arrive, and the engine must not resend them.
+        engine_->on_sack(before(una_, acked_) ? acked_ : una_, packet.roce.sr.sequence, snd_max_);
       } else {
         engine_->on_nak(una_, snd_max_);
       }
@@ -264,11 +295,7 @@ void Requester::on_read_response(const world::Packet& packet) {
   if (psn == expected && before(una_, psn)) acknowledge_to(psn);  // implied ACK of earlier ones
   slot = find_slot(psn);
   if (slot == nullptr || psn != expected || una_ != psn) {
-    if (!before(psn, expected) && !read_gap_reported_) {
-      read_gap_reported_ = true;
-      engine_->on_nak(una_, snd_max_);
-      nic_.wake(qp_);
-    }
+    if (!before(psn, expected) && !read_gap_reported_) report_read_gap();
     return;
   }
   const uint32_t mtu = qp_.query().path_mtu;
@@ -282,14 +309,20 @@ void Requester::on_read_response(const world::Packet& packet) {
   }
   ++slot->read_received;
   una_ = wire::psn_add(psn, 1);
+  if (before(acked_, una_)) acked_ = una_;
   read_gap_reported_ = false;
   engine_->on_ack(una_);
-  if (slot->read_received == slot->span) complete_front();
+  if (slot->read_received == slot->span) {
+    complete_front();
+    // An ACK that passed this READ before its last response arrived acknowledged more.
+    if (before(una_, acked_)) acknowledge_to(acked_);
+  }
   after_progress();
 }
 
 bool Requester::acknowledge_to(uint32_t target) {
   if (!before(una_, target) || before(snd_max_, target)) return false;
+  if (before(acked_, target)) acked_ = target;
   uint32_t new_una = target;
   bool implied_nak = false;
   while (!sq_.empty()) {
@@ -312,29 +345,40 @@ bool Requester::acknowledge_to(uint32_t target) {
     engine_->on_ack(una_);
     after_progress();
   }
-  if (implied_nak && !read_gap_reported_) {
-    read_gap_reported_ = true;
-    engine_->on_nak(una_, snd_max_);
-    nic_.wake(qp_);
-  }
+  if (implied_nak && !read_gap_reported_) report_read_gap();
   return moved;
+}
+
+void Requester::report_read_gap() {
+  read_gap_reported_ = true;
+  // Selective repeat asks again only for the READ's missing responses: the requests after it
+  // are the engine's business (SACKed, ACKed or timed out), and resending them all would be
+  // going back N. GBN goes back to the READ, as hardware does.
+  if (nic_.recovery().selective()) {
+    read_resend_ = true;
+  } else {
+    engine_->on_nak(una_, snd_max_);
+  }
+  nic_.wake(qp_);
 }
 
 void Requester::complete_front() {
   const Slot& s = sq_.front();
   if (s.wr.signaled) {
-    qp_.send_cq().push(WorkCompletion{s.wr.wr_id, WcStatus::success, completion_opcode(s.wr.opcode),
-                                      s.wr.sge.length, std::nullopt, qp_.qp_num(), nic_.hw_time()});
+    qp_.send_cq().push(make_completion(s.wr.wr_id, WcStatus::success,
+                                       completion_opcode(s.wr.opcode), s.wr.sge.length,
+                                       std::nullopt, qp_.qp_num(), nic_.hw_time()));
   }
   sq_.pop_front();
+  if (hint_ > 0) --hint_;
 }
 
 void Requester::fail(WcStatus status, size_t culprit) {
   for (size_t i = 0; i < sq_.size(); ++i) {
     const Slot& s = sq_[i];
-    qp_.send_cq().push(WorkCompletion{s.wr.wr_id, i == culprit ? status : WcStatus::flush_error,
-                                      completion_opcode(s.wr.opcode), 0, std::nullopt, qp_.qp_num(),
-                                      nic_.hw_time()});
+    qp_.send_cq().push(make_completion(s.wr.wr_id, i == culprit ? status : WcStatus::flush_error,
+                                       completion_opcode(s.wr.opcode), 0, std::nullopt,
+                                       qp_.qp_num(), nic_.hw_time()));
   }
   sq_.clear();
   qp_.enter_error();
@@ -348,18 +392,19 @@ void Requester::reset() {
   sq_.clear();
   nic_.scheduler().cancel(timer_);
   timer_ = {};
-  deadline_ = Time::max();
+  progress_at_ = Time::max();
   engine_ = nic_.recovery().make_requester();
-  una_ = snd_max_ = psn_end_ = 0;
+  una_ = snd_max_ = psn_end_ = acked_ = 0;
   next_ssn_ = 0;
   read_gap_reported_ = false;
+  read_resend_ = false;
   rnr_until_ = Time::zero();
 }
 
 void Requester::after_progress() {
   retries_left_ = qp_.query().retry_cnt;
   rnr_retries_left_ = qp_.query().rnr_retry;
-  deadline_ = in_flight() == 0 ? Time::max() : nic_.scheduler().now() + timeout();
+  progress_at_ = in_flight() == 0 ? Time::max() : nic_.scheduler().now();
   arm_timer();
   nic_.wake(qp_);
 }
@@ -371,22 +416,27 @@ Time Requester::timeout() const {
 }
 
 void Requester::arm_timer() {
-  if (timer_.valid() || in_flight() == 0) return;
+  if (in_flight() == 0) return;
   const Time rto = timeout();
   if (rto == Time::max()) return;
-  if (deadline_ == Time::max()) deadline_ = nic_.scheduler().now() + rto;
-  timer_ = nic_.scheduler().at(deadline_, [this] { on_timer(); });
+  // The clock starts with the first packet after a quiet spell (a pending timer may be left
+  // from before it) and restarts with every progress.
+  if (progress_at_ == Time::max()) progress_at_ = nic_.scheduler().now();
+  if (!timer_.valid()) timer_ = nic_.scheduler().at(progress_at_ + rto, [this] { on_timer(); });
 }
 
 void Requester::on_timer() {
   timer_ = {};
   if (qp_.state() != QpState::rts || in_flight() == 0) {
-    deadline_ = Time::max();
+    progress_at_ = Time::max();
     return;
   }
   const Time now = nic_.scheduler().now();
-  if (now < deadline_) {  // progress moved the deadline since this timer was set
-    timer_ = nic_.scheduler().at(deadline_, [this] { on_timer(); });
+  // The timeout is evaluated now, for what is in flight now: progress since the timer was set,
+  // or more packets in flight (IRN's RTO_high replacing RTO_low), may have moved it.
+  const Time due = progress_at_ + timeout();
+  if (now < due) {
+    timer_ = nic_.scheduler().at(due, [this] { on_timer(); });
     return;
   }
   ++nic_.counters().timeouts;
@@ -396,8 +446,15 @@ void Requester::on_timer() {
   }
   --retries_left_;
   read_gap_reported_ = false;
-  engine_->on_timeout(una_, snd_max_);
-  deadline_ = now + timeout();
+  if (nic_.recovery().selective() && before(una_, acked_)) {
+    // An unfinished READ holds una back while the requests after it are acknowledged: ask
+    // for the READ again, and time out only what follows the acknowledgement.
+    read_resend_ = true;
+    engine_->on_timeout(acked_, snd_max_);
+  } else {
+    engine_->on_timeout(una_, snd_max_);
+  }
+  progress_at_ = now;
   arm_timer();
   nic_.wake(qp_);
 }

@@ -26,8 +26,8 @@ void Responder::post(const RecvWr& wr) {
     throw Error("QP {}: post_recv needs INIT, RTR or RTS; the QP is in RESET", qp_.qp_num());
   }
   if (state == QpState::err) {
-    qp_.recv_cq().push(WorkCompletion{wr.wr_id, WcStatus::flush_error, WcOpcode::recv, 0,
-                                      std::nullopt, qp_.qp_num(), nic_.hw_time()});
+    qp_.recv_cq().push(make_completion(wr.wr_id, WcStatus::flush_error, WcOpcode::recv, 0,
+                                       std::nullopt, qp_.qp_num(), nic_.hw_time()));
     return;
   }
   if (rq_.size() >= nic_.data_path().max_recv_wr) {
@@ -48,12 +48,36 @@ void Responder::post(const RecvWr& wr) {
 }
 
 void Responder::start(uint32_t rq_psn) {
-  epsn_ = rq_psn & wire::kPsnMask;
+  epsn_ = pipeline_epsn_ = rq_psn & wire::kPsnMask;
 }
 
-Time Responder::pipeline_stall(const world::Packet& packet) const {
-  if (qp_.type() != QpType::rc) return Time::zero();
-  return engine_->pipeline_stall(packet.roce.bth.psn, epsn_);
+Time Responder::pipeline_stall(const world::Packet& packet) {
+  if (qp_.type() != QpType::rc || !nic_.recovery().stalls_pipeline()) return Time::zero();
+  // ACKs and READ responses belong to the requester's PSN space, not to this bitmap.
+  const PacketKind kind = packet_kind(packet.roce.bth.opcode);
+  if (kind.operation == Operation::acknowledge || kind.operation == Operation::read_response) {
+    return Time::zero();
+  }
+  // The pipeline is FIFO, so what a packet finds when it is processed is decided by the
+  // packets admitted before it: a second engine state tracks the receive state as of the
+  // pipeline's tail (epsn_ lags while packets wait in the pipeline).
+  if (!pipeline_view_) pipeline_view_ = nic_.recovery().make_responder();
+  const uint32_t psn = packet.roce.bth.psn;
+  const Time stall = pipeline_view_->pipeline_stall(psn, pipeline_epsn_);
+  const uint32_t span = kind.operation == Operation::read_request
+                            ? read_response_count(packet.roce.reth.dma_length, qp_.query().path_mtu)
+                            : 1;
+  switch (pipeline_view_->classify(psn, pipeline_epsn_)) {
+    case recovery::Arrival::in_order:
+      pipeline_epsn_ = pipeline_view_->advance(pipeline_epsn_, span);
+      break;
+    case recovery::Arrival::out_of_order:
+      pipeline_view_->record(psn, span);
+      break;
+    default:
+      break;
+  }
+  return stall;
 }
 
 void Responder::receive(const world::Packet& packet) {
@@ -103,6 +127,12 @@ void Responder::receive_rc(const world::Packet& packet) {
     }
     return;
   }
+  // READ responses imply that every earlier request arrived (the requester completes them on
+  // it), so a READ runs only in order: one ahead of a gap is dropped unSACKed and comes again.
+  if (arrival == Arrival::out_of_order && kind.operation == Operation::read_request) {
+    ++counters.rx_dropped_sequence;
+    return;
+  }
   const bool selective = packet.roce.sr.present;
   const Outcome outcome = execute(packet, selective);
   if (outcome != Outcome::ok) {
@@ -132,7 +162,9 @@ void Responder::receive_rc(const world::Packet& packet) {
   epsn_ = next;
   if (kind.ends_message()) msn_ = (msn_ + 1) & wire::kPsnMask;
   complete_pending();
-  if (kind.operation == Operation::read_request) return;  // the responses acknowledge it
+  // The responses acknowledge a READ, but not the PSNs after it that had arrived out of
+  // order: a jump past them needs an ACK (it follows the responses).
+  if (kind.operation == Operation::read_request && !jumped) return;
   const uint32_t every = nic_.data_path().ack_every_packets;
   ++since_ack_;
   if (packet.roce.bth.ack_request || jumped || (every != 0 && since_ack_ >= every)) {
@@ -175,6 +207,12 @@ Responder::Outcome Responder::execute_read(const world::Packet& packet) {
   job.va = reth.virtual_address;
   job.length = reth.dma_length;
   job.mr = nic_.memory().find_by_rkey(reth.rkey);
+  // A READ asked again from a PSN inside one still queued rewinds it there, as on hardware:
+  // the old stream would only repeat what the requester is about to get again.
+  std::erase_if(reads_, [&job](const ReadJob& queued) {
+    const int32_t offset = wire::psn_diff(job.psn, queued.psn);
+    return !queued.ack && offset >= 0 && offset < static_cast<int32_t>(queued.count);
+  });
   reads_.push_back(job);
   nic_.wake(qp_);
   return Outcome::ok;
@@ -305,8 +343,8 @@ void Responder::complete_receive(const Pending& pending, uint32_t src_qp, world:
   const RecvSlot slot = rq_.front();
   rq_.pop_front();
   ++rq_base_ssn_;
-  WorkCompletion wc{slot.wr.wr_id, pending.status, pending.opcode, pending.byte_len,
-                    pending.imm,   qp_.qp_num(),   nic_.hw_time()};
+  WorkCompletion wc = make_completion(slot.wr.wr_id, pending.status, pending.opcode,
+                                      pending.byte_len, pending.imm, qp_.qp_num(), nic_.hw_time());
   wc.src_qp = src_qp;
   wc.src_ip = src_ip;
   qp_.recv_cq().push(wc);
@@ -370,6 +408,15 @@ void Responder::receive_ud(const world::Packet& packet) {
 }
 
 bool Responder::produce(world::Packet& out) {
+  // ACKs queued behind READs go once the responses before them have.
+  const auto release_acks = [this] {
+    while (!reads_.empty() && reads_.front().ack) {
+      const wire::RoceHeaders h = *reads_.front().ack;
+      reads_.pop_front();
+      nic_.send_ack(qp_, h);
+    }
+  };
+  release_acks();
   if (reads_.empty() || qp_.state() == QpState::err) return false;
   ReadJob& job = reads_.front();
   const uint32_t mtu = qp_.query().path_mtu;
@@ -392,7 +439,10 @@ bool Responder::produce(world::Packet& out) {
     job.mr->memory->read(job.va + offset, length, out.payload);
   }
   qp_.address(out, qp_.query().av.dest_ip);
-  if (last) reads_.pop_front();
+  if (last) {
+    reads_.pop_front();
+    release_acks();
+  }
   return true;
 }
 
@@ -407,6 +457,12 @@ void Responder::send_ack(wire::Aeth aeth, uint32_t psn, std::optional<uint32_t> 
     h.sr.sequence = *sacked;
   }
   since_ack_ = 0;
+  if (!reads_.empty()) {
+    ReadJob queued;
+    queued.ack = h;
+    reads_.push_back(queued);
+    return;
+  }
   nic_.send_ack(qp_, h);
 }
 
@@ -416,8 +472,8 @@ void Responder::send_nak(wire::NakCode code, uint32_t psn) {
 
 void Responder::flush() {
   for (const RecvSlot& slot : rq_) {
-    qp_.recv_cq().push(WorkCompletion{slot.wr.wr_id, WcStatus::flush_error, WcOpcode::recv, 0,
-                                      std::nullopt, qp_.qp_num(), nic_.hw_time()});
+    qp_.recv_cq().push(make_completion(slot.wr.wr_id, WcStatus::flush_error, WcOpcode::recv, 0,
+                                       std::nullopt, qp_.qp_num(), nic_.hw_time()));
   }
   rq_.clear();
   pending_.clear();
@@ -433,8 +489,9 @@ void Responder::reset() {
   write_imm_bytes_.clear();
   message_ = {};
   engine_ = nic_.recovery().make_responder();
+  pipeline_view_.reset();
   rq_base_ssn_ = next_ssn_ = 0;
-  epsn_ = msn_ = since_ack_ = 0;
+  epsn_ = pipeline_epsn_ = msn_ = since_ack_ = 0;
 }
 
 }  // namespace bifrost::rnic

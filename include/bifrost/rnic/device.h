@@ -150,7 +150,7 @@ class Device final : public NicContext {
   uint32_t in_port_ = 0;  // packets handed to the port that have not started transmission
   bool pumping_ = false;
   std::deque<world::PacketPtr> acks_;
-  std::array<std::deque<QueuePair*>, 8> ready_;  // per priority class, round-robin
+  std::array<std::deque<QueuePair*>, 8> ready_;    // per priority class, round-robin
   std::optional<RateLimiterBank> class_limiters_;  // per-priority mode
   std::optional<ReceivePipeline> pipeline_;
   QpContextCache cache_;

@@ -68,6 +68,9 @@ class MemoryRegistry {
   std::unordered_map<uint32_t, uint32_t> lkey_of_rkey_;
   // Every key ever issued: a stale rkey in a late packet must never reach a newer region.
   std::unordered_set<uint32_t> issued_;
+  // The regions found last (cleared when they are deregistered).
+  mutable const MemoryRegion* last_rkey_ = nullptr;
+  mutable const MemoryRegion* last_lkey_ = nullptr;
 };
 
 }  // namespace bifrost::rnic

@@ -134,7 +134,7 @@ class QueuePair {
   bool produce(world::Packet& out);
   void receive(const world::Packet& packet);
   void address(world::Packet& packet, world::Ipv4 dest) const;
-  Time pipeline_stall(const world::Packet& packet) const;
+  Time pipeline_stall(const world::Packet& packet);
   // The UDP source port packets leave from: udp_sport, or one derived from the QPN.
   uint16_t source_port() const;
   // The transmit scheduler's class for this QP: DSCP / 8.

@@ -62,6 +62,8 @@ class Requester {
   // Returns true if una moved.
   bool acknowledge_to(uint32_t una);
   void complete_front();
+  // A READ's responses went missing: ask for them again.
+  void report_read_gap();
   // Completes slot `culprit` with `status` and every other one with flush_error, in posting
   // order, then moves the QP to ERR.
   void fail(WcStatus status, size_t culprit);
@@ -75,15 +77,18 @@ class Requester {
   NicContext& nic_;
   std::unique_ptr<recovery::RequesterState> engine_;
   std::deque<Slot> sq_;
+  size_t hint_ = 0;       // index of the slot find_slot found last
   uint32_t una_ = 0;      // oldest unacknowledged PSN
   uint32_t snd_max_ = 0;  // next PSN never sent
   uint32_t psn_end_ = 0;  // next PSN to assign to a posted request
+  uint32_t acked_ = 0;    // highest cumulative ACK, which may pass an unfinished READ
   uint32_t next_ssn_ = 0;
   uint8_t retries_left_ = 0;
   uint8_t rnr_retries_left_ = 0;
   bool read_gap_reported_ = false;
+  bool read_resend_ = false;  // selective repeat: re-request the READ at una_ next
   Time rnr_until_ = Time::zero();
-  Time deadline_ = Time::max();
+  Time progress_at_ = Time::max();  // last progress; max while nothing is in flight
   world::TimerId timer_;
   uint64_t retransmitted_ = 0;
 };

@@ -34,8 +34,9 @@ class Responder {
   void receive(const world::Packet& packet);
   // The next READ response packet, if one is due.
   bool produce(world::Packet& out);
-  // Extra receive-pipeline time `packet` costs (SRNIC's host-memory bitmap).
-  Time pipeline_stall(const world::Packet& packet) const;
+  // Extra receive-pipeline time `packet` costs (SRNIC's host-memory bitmap), decided when it
+  // enters the pipeline; called once per packet admitted, in arrival order.
+  Time pipeline_stall(const world::Packet& packet);
 
   // The QP entered RTR: the first PSN expected.
   void start(uint32_t rq_psn);
@@ -77,6 +78,10 @@ class Responder {
     uint64_t va = 0;
     uint64_t length = 0;
     const MemoryRegion* mr = nullptr;
+    // Set: not a READ but an ACK-class packet queued behind the READs before it, since a
+    // responder's responses leave in PSN order (an ACK overtaking READ responses would tell
+    // the requester they were lost).
+    std::optional<wire::RoceHeaders> ack;
   };
 
   void receive_rc(const world::Packet& packet);
@@ -98,6 +103,9 @@ class Responder {
   QueuePair& qp_;
   NicContext& nic_;
   std::unique_ptr<recovery::ResponderState> engine_;
+  // The receive state as of the pipeline's tail (engines that stall the pipeline only).
+  std::unique_ptr<recovery::ResponderState> pipeline_view_;
+  uint32_t pipeline_epsn_ = 0;
   std::deque<RecvSlot> rq_;
   uint32_t rq_base_ssn_ = 0;  // receive sequence number of rq_.front()
   uint32_t next_ssn_ = 0;     // in-order mode: the next message to take a receive

@@ -11,6 +11,17 @@ bool before(uint32_t a, uint32_t b) {
   return wire::psn_diff(a, b) < 0;
 }
 
+// Moves the bitmap's window to `base`. An empty bitmap may move anywhere, backwards too: the
+// first PSN of a QP is arbitrary (0xFFFFF0 is "behind" the initial base 0), and slide_to
+// alone would leave such a window stuck behind the PSNs in use until they wrap.
+void move_window(PsnBitmap& bitmap, uint32_t base) {
+  if (bitmap.count() == 0) {
+    bitmap.reset(base);
+  } else {
+    bitmap.slide_to(base);
+  }
+}
+
 // The receiver remembers which PSNs above the expected one arrived, so a retransmission of the
 // expected PSN moves it past them at once.
 class IrnResponder final : public ResponderState {
@@ -19,7 +30,7 @@ class IrnResponder final : public ResponderState {
       : received_(window), host_bitmap_(host_bitmap), access_(access) {}
 
   Arrival classify(uint32_t psn, uint32_t expected) override {
-    received_.slide_to(expected);
+    move_window(received_, expected);
     const int32_t d = wire::psn_diff(psn, expected);
     if (d < 0) return Arrival::duplicate;
     if (d == 0) return Arrival::in_order;
@@ -35,9 +46,9 @@ class IrnResponder final : public ResponderState {
   }
   uint32_t advance(uint32_t expected, uint32_t span) override {
     uint32_t next = wire::psn_add(expected, span);
-    received_.slide_to(expected);
+    move_window(received_, expected);
     while (received_.in_window(next) && received_.test(next)) next = wire::psn_add(next, 1);
-    received_.slide_to(next);
+    move_window(received_, next);
     return next;
   }
   Feedback feedback(Arrival arrival) override {
@@ -53,18 +64,24 @@ class IrnResponder final : public ResponderState {
     return Feedback::none;
   }
   // SRNIC: an out-of-order arrival writes the host bitmap; an in-order one must read it
-  // whenever out-of-order PSNs are recorded, to learn how far the expected PSN moves.
-  Time pipeline_stall(uint32_t psn, uint32_t expected) const override {
+  // whenever out-of-order PSNs are recorded, to learn how far the expected PSN moves. The NIC
+  // holds the one 64-bit bitmap word it touched last: an access to that word needs no PCIe
+  // round trip, any other word costs one.
+  Time pipeline_stall(uint32_t psn, uint32_t expected) override {
     if (!host_bitmap_) return Time::zero();
     const int32_t d = wire::psn_diff(psn, expected);
-    if (d > 0 || (d == 0 && received_.count() > 0)) return access_;
-    return Time::zero();
+    if (d < 0 || (d == 0 && received_.count() == 0)) return Time::zero();
+    const uint32_t word = (d > 0 ? psn : wire::psn_add(expected, 1)) >> 6;
+    if (word == cached_word_) return Time::zero();
+    cached_word_ = word;
+    return access_;
   }
 
  private:
   PsnBitmap received_;
   bool host_bitmap_;
   Time access_;
+  uint32_t cached_word_ = UINT32_MAX;  // SRNIC: the bitmap word on the NIC
 };
 
 // Loss recovery starts on the first SACK: every PSN below the highest SACKed one that was not
@@ -76,8 +93,8 @@ class IrnRequester final : public RequesterState {
       : config_(config), sacked_(config.bdp_packets), resent_(config.bdp_packets) {}
 
   void on_ack(uint32_t una) override {
-    sacked_.slide_to(una);
-    resent_.slide_to(una);
+    move_window(sacked_, una);
+    move_window(resent_, una);
     if (before(scan_, una)) scan_ = una;
     if (recovering_ && !before(una, recovery_end_)) recovering_ = false;
   }
@@ -117,7 +134,10 @@ class IrnRequester final : public RequesterState {
  private:
   // Everything from `from` that was not SACKed is resent (a timeout, or a NAK).
   void restart(uint32_t from, uint32_t snd_max) {
-    sacked_.slide_to(from);
+    move_window(sacked_, from);
+    // The oldest PSN goes again even if SACKed: when the cumulative ACK that would have
+    // covered it was lost, its duplicate is what makes the responder ACK again.
+    sacked_.clear(from);
     resent_.reset(from);
     recovering_ = true;
     recovery_end_ = snd_max;

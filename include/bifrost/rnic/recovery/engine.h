@@ -49,10 +49,8 @@ class ResponderState {
   virtual uint32_t advance(uint32_t expected, uint32_t span) = 0;
   virtual Feedback feedback(Arrival arrival) = 0;
   // Extra receive-pipeline time processing this packet costs (SRNIC reads or writes its bitmap
-  // in host memory). Called before classify.
-  virtual Time pipeline_stall(uint32_t /*psn*/, uint32_t /*expected*/) const {
-    return Time::zero();
-  }
+  // in host memory). Called once per packet, in arrival order, before classify.
+  virtual Time pipeline_stall(uint32_t /*psn*/, uint32_t /*expected*/) { return Time::zero(); }
 };
 
 // Per-QP send-side state. PSNs are 24-bit; `una` is the oldest unacknowledged PSN and `snd_max`
@@ -92,6 +90,8 @@ class Engine {
   // arrive before their message's first packet can be placed).
   virtual bool selective() const = 0;
   virtual MemoryFootprint footprint() const = 0;
+  // True if ResponderState::pipeline_stall may return more than zero.
+  virtual bool stalls_pipeline() const { return false; }
   virtual std::unique_ptr<RequesterState> make_requester() = 0;
   virtual std::unique_ptr<ResponderState> make_responder() = 0;
 };

@@ -15,6 +15,7 @@ class IrnEngine final : public Engine {
   bool selective() const override { return true; }
   // IRN: 20 B of state + five BDP-sized bitmaps per QP; SRNIC: 12 B per QP (FaSR paper, V-A).
   MemoryFootprint footprint() const override;
+  bool stalls_pipeline() const override { return host_bitmap_; }
   std::unique_ptr<RequesterState> make_requester() override;
   std::unique_ptr<ResponderState> make_responder() override;
 
