@@ -35,6 +35,8 @@ step "benchmark smoke run (Release; figures are informative, never pass/fail)"
 build/release/bench/bench_event_kernel --benchmark_min_time=0.1 2>&1 | tail -n 4
 scripts/build.sh release --target bench_net_incast >/dev/null
 build/release/bench/bench_net_incast --benchmark_min_time=0.1 2>&1 | tail -n 4
+scripts/build.sh release --target bench_rnic_data_path >/dev/null
+build/release/bench/bench_rnic_data_path --benchmark_min_time=0.1 2>&1 | tail -n 8
 bench/fattree.sh 128
 
 step "all tests passed"
