@@ -104,17 +104,19 @@ void HostMemory::check_payload(const world::Payload& in) {
 
 // ---- ByteMemory ----------------------------------------------------------------------------
 
+bool HostMemory::start_read(uint64_t va, uint32_t length, world::Payload& out) const {
+  check_range(va, length);
+  out.length = length;
+  out.token = 0;
+  if (length == 0) out.bytes.clear();
+  return length != 0;
+}
+
 ByteMemory::ByteMemory(uint64_t base, uint64_t size)
     : HostMemory(base, size), buffer_(static_cast<size_t>(size)) {}
 
 void ByteMemory::read(uint64_t va, uint32_t length, world::Payload& out) const {
-  check_range(va, length);
-  out.length = length;
-  out.token = 0;
-  if (length == 0) {
-    out.bytes.clear();
-    return;
-  }
+  if (!start_read(va, length, out)) return;
   const auto first = buffer_.begin() + static_cast<ptrdiff_t>(va - base());
   out.bytes.assign(first, first + length);
 }

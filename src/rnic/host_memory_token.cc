@@ -174,13 +174,7 @@ void TokenMemory::fill(uint64_t va, uint64_t length, uint32_t seed, uint64_t pat
 }
 
 void TokenMemory::read(uint64_t va, uint32_t length, world::Payload& out) const {
-  check_range(va, length);
-  out.length = length;
-  out.token = 0;
-  if (length == 0) {
-    out.bytes.clear();
-    return;
-  }
+  if (!start_read(va, length, out)) return;
   // Continuous runs are normally one extent (they merge on write); the walk covers the rest.
   auto it = find(va);
   const Extent& first = it->second;

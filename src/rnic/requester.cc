@@ -26,20 +26,6 @@ SendWqe wqe_of(const SendWr& wr) {
   return SendWqe{wr.opcode, wr.sge.length, wr.remote_addr, wr.rkey, wr.imm, wr.solicited};
 }
 
-WcOpcode completion_opcode(WrOpcode op) {
-  switch (op) {
-    case WrOpcode::send:
-    case WrOpcode::send_with_imm:
-      return WcOpcode::send;
-    case WrOpcode::rdma_write:
-    case WrOpcode::rdma_write_with_imm:
-      return WcOpcode::rdma_write;
-    case WrOpcode::rdma_read:
-      return WcOpcode::rdma_read;
-  }
-  return WcOpcode::send;
-}
-
 WcStatus status_of(wire::NakCode code) {
   switch (code) {
     case wire::NakCode::kPsnSequenceError:
@@ -76,8 +62,8 @@ void Requester::post(const SendWr& wr) {
   const QpState state = qp_.state();
   if (state == QpState::err) {
     qp_.send_cq().push(make_completion(wr.wr_id, WcStatus::flush_error,
-                                       completion_opcode(wr.opcode), 0, std::nullopt, qp_.qp_num(),
-                                       nic_.hw_time()));
+                                       send_completion_opcode(wr.opcode), 0, std::nullopt,
+                                       qp_.qp_num(), nic_.hw_time()));
     return;
   }
   if (state != QpState::rts) {
@@ -221,10 +207,12 @@ void Requester::build(const Slot& slot, uint32_t psn, world::Packet& out) {
   if (qp_.type() == QpType::rc && nic_.recovery().selective() && !is_read(slot.wr)) {
     wire::SrExtension& sr = out.roce.sr;
     sr.present = true;
-    sr.address =
-        is_write(slot.wr.opcode) ? slot.wr.remote_addr + p.payload_offset : p.payload_offset;
-    sr.key = is_write(slot.wr.opcode) ? slot.wr.rkey : 0;
+    const bool write = is_write(slot.wr.opcode);
+    sr.address = write ? slot.wr.remote_addr : 0;
+    sr.key = write ? slot.wr.rkey : 0;
+    sr.length = slot.wr.sge.length;
     sr.sequence = slot.consumes_receive ? slot.ssn : kNoReceiveSequence;
+    sr.offset = static_cast<uint32_t>(p.payload_offset);
   }
   out.payload.length = p.payload_length;
   if (p.payload_length > 0 && slot.mr != nullptr && slot.mr->memory != nullptr) {
@@ -366,7 +354,7 @@ void Requester::complete_front() {
   const Slot& s = sq_.front();
   if (s.wr.signaled) {
     qp_.send_cq().push(make_completion(s.wr.wr_id, WcStatus::success,
-                                       completion_opcode(s.wr.opcode), s.wr.sge.length,
+                                       send_completion_opcode(s.wr.opcode), s.wr.sge.length,
                                        std::nullopt, qp_.qp_num(), nic_.hw_time()));
   }
   sq_.pop_front();
@@ -377,7 +365,7 @@ void Requester::fail(WcStatus status, size_t culprit) {
   for (size_t i = 0; i < sq_.size(); ++i) {
     const Slot& s = sq_[i];
     qp_.send_cq().push(make_completion(s.wr.wr_id, i == culprit ? status : WcStatus::flush_error,
-                                       completion_opcode(s.wr.opcode), 0, std::nullopt,
+                                       send_completion_opcode(s.wr.opcode), 0, std::nullopt,
                                        qp_.qp_num(), nic_.hw_time()));
   }
   sq_.clear();

@@ -136,16 +136,7 @@ void Responder::receive_rc(const world::Packet& packet) {
   const bool selective = packet.roce.sr.present;
   const Outcome outcome = execute(packet, selective);
   if (outcome != Outcome::ok) {
-    if (arrival != Arrival::in_order && outcome == Outcome::rnr) return;  // it comes again
-    if (outcome == Outcome::rnr) {
-      ++counters.rnr_naks_sent;
-      send_ack(wire::make_rnr_nak(msn_, qp_.query().min_rnr_timer), psn);
-    } else if (outcome == Outcome::access_error) {
-      ++counters.access_naks_sent;
-      send_nak(wire::NakCode::kRemoteAccessError, psn);
-    } else {
-      send_nak(wire::NakCode::kInvalidRequest, psn);
-    }
+    refuse(outcome, arrival == Arrival::in_order, psn);
     return;
   }
   if (arrival == Arrival::out_of_order) {
@@ -170,6 +161,33 @@ void Responder::receive_rc(const world::Packet& packet) {
   if (packet.roce.bth.ack_request || jumped || (every != 0 && since_ack_ >= every)) {
     send_ack(wire::make_ack(msn_), wire::psn_add(epsn_, wire::kPsnMask));
   }
+}
+
+void Responder::refuse(Outcome outcome, bool in_order, uint32_t psn) {
+  auto& counters = nic_.counters();
+  if (outcome == Outcome::rnr) {
+    // Out of order it is simply dropped: it comes again, in order, and is RNR NAKed then.
+    if (!in_order) return;
+    ++counters.rnr_naks_sent;
+    send_ack(wire::make_rnr_nak(msn_, qp_.query().min_rnr_timer), psn);
+    return;
+  }
+  // Every packet carries its message's whole range, so an access error is final wherever it
+  // arrives; other errors are judged when the packet's turn comes.
+  if (outcome != Outcome::access_error && !in_order) return;
+  if (outcome == Outcome::access_error) {
+    ++counters.access_naks_sent;
+    send_nak(wire::NakCode::kRemoteAccessError, psn);
+  } else {
+    send_nak(wire::NakCode::kInvalidRequest, psn);
+  }
+  // The receive a too-long SEND was to use completes in error (every earlier one has).
+  if (outcome == Outcome::length_error && !rq_.empty()) {
+    complete_receive(
+        Pending{psn, rq_base_ssn_, 0, std::nullopt, WcOpcode::recv, WcStatus::local_length_error});
+  }
+  // Like rxe's class C errors: the responder QP goes to ERR after its NAK.
+  qp_.enter_error();
 }
 
 Responder::Outcome Responder::execute(const world::Packet& packet, bool selective) {
@@ -224,11 +242,15 @@ Responder::Outcome Responder::execute_write(const world::Packet& packet, bool se
   uint64_t va = 0;
   uint32_t rkey = 0;
   if (selective) {
-    va = packet.roce.sr.address;
-    rkey = packet.roce.sr.key;
-    if (check_remote(rkey, va, length, Access::remote_write) != AccessResult::ok) {
+    // Every packet carries its message's range: the whole message is checked each time, so
+    // no packet of a message that may not be written is placed, whatever arrives first.
+    const wire::SrExtension& sr = packet.roce.sr;
+    if (check_remote(sr.key, sr.address, sr.length, Access::remote_write) != AccessResult::ok ||
+        uint64_t{sr.offset} + length > sr.length) {
       return Outcome::access_error;
     }
+    va = sr.address + sr.offset;
+    rkey = sr.key;
   } else if (kind.starts_message()) {
     const wire::Reth& reth = packet.roce.reth;
     if (check_remote(reth.rkey, reth.virtual_address, reth.dma_length, Access::remote_write) !=
@@ -252,14 +274,8 @@ Responder::Outcome Responder::execute_write(const world::Packet& packet, bool se
   uint32_t ssn = selective ? packet.roce.sr.sequence : next_ssn_;
   if (kind.immediate && receive_slot(ssn) == nullptr) return Outcome::rnr;
   place(nic_.memory().find_by_rkey(rkey), va, packet.payload);
-  uint64_t total = 0;
-  if (selective) {
-    // The length a WRITE_WITH_IMM completion reports comes from its first packet's RETH; the
-    // completion waits until every earlier PSN arrived, so the first packet has by then.
-    if (kind.starts_message() && ssn != kNoReceiveSequence) {
-      write_imm_bytes_[ssn] = packet.roce.reth.dma_length;
-    }
-  } else {
+  uint64_t total = packet.roce.sr.length;
+  if (!selective) {
     message_.offset += length;
     total = message_.offset;
   }
@@ -280,7 +296,7 @@ Responder::Outcome Responder::execute_send(const world::Packet& packet, bool sel
   uint64_t offset = 0;
   if (selective) {
     ssn = packet.roce.sr.sequence;
-    offset = packet.roce.sr.address;
+    offset = packet.roce.sr.offset;
   } else if (kind.starts_message()) {
     ssn = next_ssn_;
   } else {
@@ -292,12 +308,8 @@ Responder::Outcome Responder::execute_send(const world::Packet& packet, bool sel
   if (slot == nullptr) return Outcome::rnr;
   const uint32_t length = packet.payload.length;
   if (offset + length > slot->wr.sge.length) {
-    // Too long for the posted buffer: the receive fails and the requester is told.
-    add_pending(Pending{packet.roce.bth.psn, ssn, 0, std::nullopt, WcOpcode::recv,
-                        WcStatus::local_length_error});
-    if (!selective) ++next_ssn_;
     message_.active = false;
-    return Outcome::invalid_request;
+    return Outcome::length_error;
   }
   place(slot->mr, slot->wr.sge.addr + offset, packet.payload);
   if (!selective) message_ = Message{true, 0, 0, ssn, offset + length};
@@ -328,12 +340,6 @@ void Responder::complete_pending() {
   while (!pending_.empty() && before(pending_.front().last_psn, epsn_)) {
     Pending p = pending_.front();
     pending_.pop_front();
-    if (p.opcode == WcOpcode::recv_rdma_with_imm) {
-      if (const auto it = write_imm_bytes_.find(p.ssn); it != write_imm_bytes_.end()) {
-        p.byte_len = static_cast<uint32_t>(it->second);
-        write_imm_bytes_.erase(it);
-      }
-    }
     complete_receive(p);
   }
 }
@@ -370,11 +376,16 @@ void Responder::receive_uc(const world::Packet& packet) {
   epsn_ = wire::psn_add(psn, 1);
   const Outcome outcome = kind.operation == Operation::write ? execute_write(packet, false)
                                                              : execute_send(packet, false);
-  // UC never NAKs: a refused message is lost, and a receive it would have used stays posted
-  // (one too long for its receive completes it with local_length_error).
+  // UC never NAKs: a refused message is lost, and a receive it would have used stays posted,
+  // except that one too long for its receive completes it with local_length_error.
   if (outcome != Outcome::ok) {
     ++counters.rx_uc_messages_dropped;
     message_.active = false;
+    if (outcome == Outcome::length_error && !rq_.empty()) {
+      complete_receive(Pending{psn, rq_base_ssn_, 0, std::nullopt, WcOpcode::recv,
+                               WcStatus::local_length_error});
+      ++next_ssn_;
+    }
   }
   complete_pending();
 }
@@ -478,7 +489,6 @@ void Responder::flush() {
   rq_.clear();
   pending_.clear();
   reads_.clear();
-  write_imm_bytes_.clear();
   message_ = {};
 }
 
@@ -486,7 +496,6 @@ void Responder::reset() {
   rq_.clear();
   pending_.clear();
   reads_.clear();
-  write_imm_bytes_.clear();
   message_ = {};
   engine_ = nic_.recovery().make_responder();
   pipeline_view_.reset();

@@ -84,7 +84,9 @@ Result<std::size_t> write_transport(const RoceHeaders& h, std::span<const std::b
   if (h.sr.present) {
     store_be64(p, h.sr.address);
     store_be32(p + 8, h.sr.key);
-    store_be32(p + 12, h.sr.sequence);
+    store_be32(p + 12, h.sr.length);
+    store_be32(p + 16, h.sr.sequence);
+    store_be32(p + 20, h.sr.offset);
     p += kSrExtensionSize;
   }
   if (chain.deth) {
@@ -173,7 +175,9 @@ Result<RoceView> decode_udp_payload(std::span<const std::byte> in) {
     view.headers.sr.present = true;
     view.headers.sr.address = load_be64(p);
     view.headers.sr.key = load_be32(p + 8);
-    view.headers.sr.sequence = load_be32(p + 12);
+    view.headers.sr.length = load_be32(p + 12);
+    view.headers.sr.sequence = load_be32(p + 16);
+    view.headers.sr.offset = load_be32(p + 20);
     p += kSrExtensionSize;
   }
   if (chain.deth) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bifrost/rnic/connect.h"
 #include "bifrost/rnic/host_memory.h"
 #include "bifrost/rnic/requester.h"
 #include "bifrost/rnic/responder.h"
@@ -42,30 +43,17 @@ inline void post_recv(NicPair::Side& side, uint64_t id, uint64_t addr, uint32_t 
 // INIT -> RTR -> RTS towards `peer`, with the timers of `config` (as NicPair::connect does).
 inline void connect_qp(QueuePair& qp, const QueuePair& peer, world::Ipv4 peer_ip,
                        const NicPairConfig& config, uint32_t psn, uint8_t traffic_class = 0) {
-  QpAttr attr;
-  attr.state = QpState::init;
-  attr.access_flags = Access::remote_write | Access::remote_read;
-  qp.modify(attr, QpAttrMask::state | QpAttrMask::pkey_index | QpAttrMask::port |
-                      QpAttrMask::access_flags);
-  attr.state = QpState::rtr;
-  attr.av.dest_ip = peer_ip;
-  attr.av.traffic_class = traffic_class;
-  attr.path_mtu = config.mtu;
-  attr.dest_qp_num = peer.qp_num();
-  attr.rq_psn = psn;
-  attr.max_dest_rd_atomic = 16;
-  attr.min_rnr_timer = config.min_rnr_timer;
-  qp.modify(attr, QpAttrMask::state | QpAttrMask::av | QpAttrMask::path_mtu |
-                      QpAttrMask::dest_qp_num | QpAttrMask::rq_psn |
-                      QpAttrMask::max_dest_rd_atomic | QpAttrMask::min_rnr_timer);
-  attr.state = QpState::rts;
-  attr.sq_psn = psn;
-  attr.timeout = config.timeout;
-  attr.retry_cnt = config.retry_cnt;
-  attr.rnr_retry = config.rnr_retry;
-  attr.max_rd_atomic = 16;
-  qp.modify(attr, QpAttrMask::state | QpAttrMask::sq_psn | QpAttrMask::timeout |
-                      QpAttrMask::retry_cnt | QpAttrMask::rnr_retry | QpAttrMask::max_rd_atomic);
+  QpConnection c;
+  c.dest_ip = peer_ip;
+  c.dest_qp_num = peer.qp_num();
+  c.rq_psn = c.sq_psn = psn;
+  c.path_mtu = config.mtu;
+  c.traffic_class = traffic_class;
+  c.timeout = config.timeout;
+  c.retry_cnt = config.retry_cnt;
+  c.rnr_retry = config.rnr_retry;
+  c.min_rnr_timer = config.min_rnr_timer;
+  rnic::connect_qp(qp, c);
 }
 
 // True if [va, va + length) of `memory` still holds what never-written memory holds (zeros).

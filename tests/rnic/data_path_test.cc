@@ -4,6 +4,7 @@
 
 #include "bifrost/rnic/work_request.h"
 #include "bifrost/sim/nic_pair.h"
+#include "data_path_support.h"
 
 namespace bifrost::rnic {
 namespace {
@@ -14,18 +15,8 @@ using sim::NicPairConfig;
 constexpr uint64_t kSrc = NicPair::kBufferBase;
 constexpr uint64_t kDst = NicPair::kBufferBase + (uint64_t{1} << 30);
 
-SendWr send_wr(uint64_t id, WrOpcode op, const NicPair::Side& side, uint64_t addr,
-               uint32_t length) {
-  SendWr wr;
-  wr.wr_id = id;
-  wr.opcode = op;
-  wr.sge = Sge{addr, length, side.mr->lkey};
-  return wr;
-}
-
-void post_recv(NicPair::Side& side, uint64_t id, uint64_t addr, uint32_t length) {
-  side.qp->post_recv(RecvWr{id, Sge{addr, length, side.mr->lkey}});
-}
+using testing::make_send;
+using testing::post_recv;
 
 class DataPath : public ::testing::TestWithParam<recovery::EngineKind> {
  protected:
@@ -42,7 +33,7 @@ TEST_P(DataPath, SendArrivesIntactWithCompletionsOnBothSides) {
   NicPair pair(config());
   pair.a().memory->fill(kSrc, 10000, 42);
   post_recv(pair.b(), 7, kDst, 16384);
-  pair.a().qp->post_send(send_wr(1, WrOpcode::send, pair.a(), kSrc, 10000));
+  pair.a().qp->post_send(make_send(1, WrOpcode::send, pair.a(), kSrc, 10000));
   pair.kernel().run();
   const auto sent = pair.a().poll();
   ASSERT_EQ(sent.size(), 1u);
@@ -61,13 +52,13 @@ TEST_P(DataPath, WriteReadAndWriteWithImmediate) {
   pair.a().memory->fill(kSrc, 50000, 3);
   pair.b().memory->fill(kDst + 100000, 30000, 4);
   post_recv(pair.b(), 9, kDst + 500000, 0);
-  SendWr write = send_wr(1, WrOpcode::rdma_write, pair.a(), kSrc, 50000);
+  SendWr write = make_send(1, WrOpcode::rdma_write, pair.a(), kSrc, 50000);
   write.remote_addr = kDst;
   write.rkey = pair.b().mr->rkey;
-  SendWr read = send_wr(2, WrOpcode::rdma_read, pair.a(), kSrc + 200000, 30000);
+  SendWr read = make_send(2, WrOpcode::rdma_read, pair.a(), kSrc + 200000, 30000);
   read.remote_addr = kDst + 100000;
   read.rkey = pair.b().mr->rkey;
-  SendWr imm = send_wr(3, WrOpcode::rdma_write_with_imm, pair.a(), kSrc, 3000);
+  SendWr imm = make_send(3, WrOpcode::rdma_write_with_imm, pair.a(), kSrc, 3000);
   imm.remote_addr = kDst + 300000;
   imm.rkey = pair.b().mr->rkey;
   imm.imm = 0xABCD;
@@ -102,7 +93,7 @@ TEST_P(DataPath, RecoversFromLossWithEveryMessageDeliveredOnce) {
     post_recv(pair.b(), 100 + i, kDst + uint64_t(i) * 32768, 32768);
   for (int i = 0; i < kMessages; ++i) {
     pair.a().qp->post_send(
-        send_wr(i, WrOpcode::send, pair.a(), kSrc + uint64_t(i) * kLength, kLength));
+        make_send(i, WrOpcode::send, pair.a(), kSrc + uint64_t(i) * kLength, kLength));
   }
   pair.kernel().run();
   const auto sent = pair.a().poll();
@@ -127,7 +118,7 @@ TEST(DataPathDcqcn, CeMarksBringCnpsThatSlowTheSenderDown) {
     c.device.dcqcn = DcqcnConfig{};
     c.wire.ce_mark = ce_mark;
     NicPair pair(c);
-    SendWr write = send_wr(1, WrOpcode::rdma_write, pair.a(), kSrc, 8 << 20);
+    SendWr write = make_send(1, WrOpcode::rdma_write, pair.a(), kSrc, 8 << 20);
     write.remote_addr = kDst;
     write.rkey = pair.b().mr->rkey;
     pair.a().qp->post_send(write);

@@ -40,20 +40,6 @@ bool has_imm(WrOpcode op) {
   return op == WrOpcode::send_with_imm || op == WrOpcode::rdma_write_with_imm;
 }
 
-WcOpcode send_completion_opcode(WrOpcode op) {
-  switch (op) {
-    case WrOpcode::send:
-    case WrOpcode::send_with_imm:
-      return WcOpcode::send;
-    case WrOpcode::rdma_write:
-    case WrOpcode::rdma_write_with_imm:
-      return WcOpcode::rdma_write;
-    case WrOpcode::rdma_read:
-      return WcOpcode::rdma_read;
-  }
-  return WcOpcode::send;
-}
-
 struct Message {
   WrOpcode op = WrOpcode::send;
   uint32_t length = 0;

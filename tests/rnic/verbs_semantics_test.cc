@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <vector>
 
 #include "bifrost/wire/frame.h"
@@ -117,13 +116,6 @@ TEST_P(Protection, RemoteAccessErrorLeavesTargetUntouched) {
   NicPair::Side& b = pair.b();
   constexpr uint32_t kLength = 20000;  // several packets
   constexpr uint64_t kMrLength = 64 << 10;
-  if (std::getenv("BIFROST_RUN_KNOWN_FAILURES") == nullptr && v.kind == Violation::straddles_mr &&
-      engine != recovery::EngineKind::gbn && v.op != WrOpcode::rdma_read) {
-    GTEST_SKIP() << "selective-repeat WRITE packets each carry their own address (the SR "
-                    "extension) and nothing about the message's extent, so packets inside the "
-                    "MR that arrive before the failing one are placed; refusing them needs the "
-                    "message's RETH range in every packet (a wire-codec change)";
-  }
   a.memory->fill(kSrc, kLength, 21);
   b.memory->fill(kDst, 2 * kMrLength, 22);
   TokenMemory before(NicPair::kBufferBase, c.buffer_bytes);
@@ -174,6 +166,7 @@ TEST_P(Protection, RemoteAccessErrorLeavesTargetUntouched) {
   EXPECT_TRUE(same_content(*b.memory, kDst, before, kDst, 2 * kMrLength));
   EXPECT_TRUE(same_content(*a.memory, kSrc, before, kSrc, kLength));
   EXPECT_TRUE(b.poll().empty());
+  EXPECT_EQ(b.qp->state(), QpState::err) << "the responder's class C error moves it to ERR too";
 }
 
 std::vector<Violation> violations() {
@@ -209,6 +202,30 @@ TEST_P(Verbs, BadLkeyIsALocalProtectionError) {
   EXPECT_EQ(wcs[0].status, WcStatus::local_protection_error);
   EXPECT_EQ(pair.a().qp->state(), QpState::err);
   EXPECT_EQ(pair.a().device->data_path_counters().tx_packets, 0u);  // nothing left the NIC
+}
+
+TEST_P(Verbs, SendLongerThanTheReceiveFailsBothSides) {
+  NicPairConfig c = config();
+  NicPair pair(c);
+  NicPair::Side& a = pair.a();
+  NicPair::Side& b = pair.b();
+  post_recv(b, 70, kDst, 4096);
+  post_recv(b, 71, kDst + 8192, 4096);
+  a.qp->post_send(make_send(1, WrOpcode::send, a, kSrc, 3000));
+  a.qp->post_send(make_send(2, WrOpcode::send, a, kSrc, 5000));  // one byte-range too long
+  pair.kernel().run();
+  const auto sent = a.poll();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].status, WcStatus::success);
+  EXPECT_EQ(sent[1].status, WcStatus::remote_invalid_request) << to_string(sent[1].status);
+  const auto got = b.poll();
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].wr_id, 70u);
+  EXPECT_EQ(got[0].status, WcStatus::success);
+  EXPECT_EQ(got[1].wr_id, 71u);
+  EXPECT_EQ(got[1].status, WcStatus::local_length_error) << to_string(got[1].status);
+  EXPECT_EQ(a.qp->state(), QpState::err);
+  EXPECT_EQ(b.qp->state(), QpState::err);
 }
 
 TEST_P(Verbs, ZeroLengthSendAndWriteWithImmediate) {

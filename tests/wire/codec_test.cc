@@ -69,11 +69,12 @@ TEST(WireCodec, SrExtensionFollowsTheBthWhenItsReservedBitIsSet) {
   h.bth.opcode = Opcode::kRcWriteMiddle;
   h.bth.dest_qp = 0x000102;
   h.bth.psn = 0x000304;
-  h.sr = SrExtension{true, 0x1122334455667788, 0x99AABBCC, 0x00000007};
+  h.sr = SrExtension{true, 0x1122334455667788, 0x99AABBCC, 0x00010000, 0x00000007, 0x00000400};
   const auto bytes = encode(h, test::bytes_of({0xEE, 0xEE, 0xEE, 0xEE}));
   const auto expected = test::hex_bytes(
       "07 40 ff ff  00 00 01 02  40 00 03 04"              // BTH with the extension bit in byte 8
-      "11 22 33 44 55 66 77 88  99 aa bb cc  00 00 00 07"  // extension: address, key, sequence
+      "11 22 33 44 55 66 77 88  99 aa bb cc  00 01 00 00"  // extension: address, key, length,
+      "00 00 00 07  00 00 04 00"                           // sequence, offset
       "ee ee ee ee");
   ASSERT_EQ(bytes.size(), expected.size() + kIcrcSize);
   EXPECT_EQ(std::vector<std::byte>(bytes.begin(), bytes.end() - kIcrcSize), expected);
@@ -87,7 +88,7 @@ TEST(WireCodec, SrExtensionFollowsTheBthWhenItsReservedBitIsSet) {
   RoceHeaders sack;
   sack.bth.opcode = Opcode::kRcAcknowledge;
   sack.aeth = make_nak(5, NakCode::kPsnSequenceError);
-  sack.sr = SrExtension{true, 0, 0, 0x00ABCDEF};
+  sack.sr = SrExtension{true, 0, 0, 0, 0x00ABCDEF, 0};
   const auto sack_bytes = encode(sack, {});
   EXPECT_EQ(sack_bytes.size(), kBthSize + kSrExtensionSize + kAethSize + kIcrcSize);
   const auto sack_decoded = decode_udp_payload(sack_bytes);

@@ -81,6 +81,9 @@ class HostMemory {
   HostMemory(uint64_t base, uint64_t size);
   // Throws Error naming the range and the bounds if [va, va + length) is not inside.
   void check_range(uint64_t va, uint64_t length) const;
+  // The common start of read(): checks the range and sets out's length; false (with out an
+  // empty payload) when there is nothing to read.
+  bool start_read(uint64_t va, uint32_t length, world::Payload& out) const;
   // Throws Error if the payload carries bytes of another size than its length.
   static void check_payload(const world::Payload& in);
 

@@ -7,7 +7,6 @@
 #include <deque>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 
 #include "bifrost/rnic/completion_queue.h"
 #include "bifrost/rnic/nic_context.h"
@@ -49,7 +48,7 @@ class Responder {
   uint32_t expected_psn() const { return epsn_; }
 
  private:
-  enum class Outcome : uint8_t { ok, rnr, access_error, invalid_request };
+  enum class Outcome : uint8_t { ok, rnr, access_error, invalid_request, length_error };
   struct RecvSlot {
     RecvWr wr;
     const MemoryRegion* mr = nullptr;
@@ -88,6 +87,8 @@ class Responder {
   void receive_uc(const world::Packet& packet);
   void receive_ud(const world::Packet& packet);
   Outcome execute(const world::Packet& packet, bool selective);
+  // NAKs a refused request packet (RC) and, for errors other than RNR, moves the QP to ERR.
+  void refuse(Outcome outcome, bool in_order, uint32_t psn);
   Outcome execute_read(const world::Packet& packet);
   Outcome execute_write(const world::Packet& packet, bool selective);
   Outcome execute_send(const world::Packet& packet, bool selective);
@@ -110,7 +111,6 @@ class Responder {
   uint32_t rq_base_ssn_ = 0;  // receive sequence number of rq_.front()
   uint32_t next_ssn_ = 0;     // in-order mode: the next message to take a receive
   std::deque<Pending> pending_;
-  std::unordered_map<uint32_t, uint64_t> write_imm_bytes_;  // SR mode: WRITE_WITH_IMM lengths
   std::deque<ReadJob> reads_;
   Message message_;
   uint32_t epsn_ = 0;

@@ -3,6 +3,7 @@
 // element per request: bifrost's transports never need more, and it keeps a WQE small.
 #include <cstdint>
 
+#include "bifrost/rnic/completion_queue.h"
 #include "bifrost/rnic/segmenter.h"
 #include "bifrost/world/address.h"
 
@@ -37,6 +38,21 @@ struct SendWr {
 // The receive sequence number of a message that consumes no receive (RDMA WRITE without
 // immediate), as the SR extension header carries it.
 inline constexpr uint32_t kNoReceiveSequence = 0xFFFF'FFFF;
+
+// The opcode a send completion of `op` carries.
+constexpr WcOpcode send_completion_opcode(WrOpcode op) {
+  switch (op) {
+    case WrOpcode::send:
+    case WrOpcode::send_with_imm:
+      return WcOpcode::send;
+    case WrOpcode::rdma_write:
+    case WrOpcode::rdma_write_with_imm:
+      return WcOpcode::rdma_write;
+    case WrOpcode::rdma_read:
+      return WcOpcode::rdma_read;
+  }
+  return WcOpcode::send;
+}
 
 struct RecvWr {
   uint64_t wr_id = 0;

@@ -21,7 +21,7 @@ inline constexpr std::size_t kDethSize = 8;
 inline constexpr std::size_t kRethSize = 16;
 inline constexpr std::size_t kAethSize = 4;
 inline constexpr std::size_t kImmDtSize = 4;
-inline constexpr std::size_t kSrExtensionSize = 16;  // bifrost's SR extension (headers.h)
+inline constexpr std::size_t kSrExtensionSize = 24;  // bifrost's SR extension (headers.h)
 // The BTH bit that announces the SR extension: bit 6 of byte 8, the first of the seven reserved
 // bits after AckReq. Standard receivers ignore reserved bits on receive.
 inline constexpr unsigned kSrExtensionBit = 6;

@@ -69,19 +69,23 @@ Aeth make_ack(uint32_t msn, uint8_t credits = 0x1F);  // 0x1F: end-to-end credit
 Aeth make_rnr_nak(uint32_t msn, uint8_t timer);
 Aeth make_nak(uint32_t msn, NakCode code);
 
-// bifrost's selective-repeat extension header, 16 bytes after the BTH, present when the BTH's
+// bifrost's selective-repeat extension header, 24 bytes after the BTH, present when the BTH's
 // reserved bit next to AckReq is set (docs/wire.md). It lets a receiver place a packet that
-// arrives before the first packet of its message:
-//   WRITE packets:  address = remote VA of this packet's payload, key = rkey,
-//                   sequence = the message's receive sequence number (for WRITE_WITH_IMM);
-//   SEND packets:   address = byte offset of the payload in the message, key = 0,
-//                   sequence = the message's receive sequence number (which receive WQE);
+// arrives before the first packet of its message, and check the whole message's rights on
+// every packet:
+//   WRITE packets:  address, key, length = the message's RETH (first VA, rkey, total length);
+//                   offset = this payload's byte offset in the message; sequence = the
+//                   message's receive sequence number (WRITE_WITH_IMM) or 0xFFFFFFFF;
+//   SEND packets:   length = the message length, offset as above, sequence = the receive
+//                   sequence number (which receive WQE); address and key 0;
 //   SACKs (ACK opcode, NAK PSN-sequence syndrome): sequence = the PSN that arrived.
 struct SrExtension {
   bool present = false;
   uint64_t address = 0;
   uint32_t key = 0;
+  uint32_t length = 0;
   uint32_t sequence = 0;
+  uint32_t offset = 0;
   bool operator==(const SrExtension&) const = default;
 };
 
