@@ -25,7 +25,7 @@ def main():
     fig, ax = plt.subplots(figsize=(10, 4.8))
     lines = [("main", "gbn", "GBN (QP timeout 8: 1.05 ms)", "-"),
              ("main", "irn", "IRN (RTO 100/320 us)", "-"),
-             ("pipeline", "srnic", "SRNIC + receive pipeline (suspected model bugs, see README)", "-"),
+             ("pipeline", "srnic", "SRNIC + receive pipeline", "-"),
              ("main", "srnic", "SRNIC without pipeline (= IRN)", ":")]
     for series, engine, label, style in lines:
         pts = sorted((p["loss"], p["goodput_fraction"]) for p in results[series]
