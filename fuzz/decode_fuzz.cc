@@ -31,7 +31,7 @@ void check_udp_payload(std::span<const std::byte> bytes) {
   if (!view) return;
   const RoceView& v = view.value;
   const IpUdpInfo ip{0x0A000001, 0x0A000002, 0xC000, kRoceV2UdpPort, 0, 0, 64, 0};
-  std::vector<std::byte> out(udp_payload_size(v.headers.bth.opcode, v.payload.size()));
+  std::vector<std::byte> out(udp_payload_size(v.headers, v.payload.size()));
   const auto written = encode_udp_payload(ip, v.headers, v.payload, out);
   require(written.ok() && written.value == out.size());
   const auto again = decode_udp_payload(out);
@@ -43,7 +43,7 @@ void check_frame(std::span<const std::byte> bytes) {
   const auto view = decode_ethernet_frame(bytes);
   if (!view) return;
   const FrameView& v = view.value;
-  std::vector<std::byte> out(ethernet_frame_size(v.roce.headers.bth.opcode, v.roce.payload.size()));
+  std::vector<std::byte> out(ethernet_frame_size(v.roce.headers, v.roce.payload.size()));
   const auto written = encode_ethernet_frame(v.eth, v.ip, v.roce.headers, v.roce.payload, out);
   require(written.ok() && written.value == out.size());
   const auto again = decode_ethernet_frame(out);

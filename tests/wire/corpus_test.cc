@@ -14,6 +14,7 @@
 #include "bifrost/wire/demo_exchange.h"
 #include "bifrost/wire/frame.h"
 #include "bifrost/wire/pcap.h"
+#include "samples.h"
 #include "test_util.h"
 
 namespace bifrost::wire {
@@ -48,6 +49,16 @@ Seeds decode_seeds() {
   seeds["udp-payload-rc-write-only"] = {write.begin() + 42, write.end()};
   seeds["udp-payload-ud-send-only-imm"] = {ud.begin() + 42, ud.end()};
   seeds["ipv4-packet-rc-send-only"] = {send.begin() + 14, send.end()};
+  // A WRITE middle packet with bifrost's SR extension (BTH reserved bit + 24 bytes).
+  RoceHeaders sr;
+  sr.bth.opcode = Opcode::kRcWriteMiddle;
+  sr.bth.dest_qp = 0x12;
+  sr.bth.psn = 0x345;
+  sr.sr = SrExtension{true, 0x10000000, 0xABCD, 4096, 0xFFFFFFFF, 1024};
+  const std::vector<std::byte> payload(16, std::byte{0x5A});
+  std::vector<std::byte> extended(udp_payload_size(sr, payload.size()));
+  EXPECT_TRUE(encode_udp_payload(test::sample_ip(), sr, payload, extended).ok());
+  seeds["udp-payload-rc-write-middle-sr-extension"] = extended;
   seeds["cut-in-udp-header"] = {send.begin(), send.begin() + 40};
   seeds["cut-in-bth"] = {send.begin(), send.begin() + 48};
   seeds["cut-in-reth"] = {write.begin(), write.begin() + 60};
