@@ -62,6 +62,7 @@ class Switch final : public FrameReceiver, private EgressListener {
   EgressPort& egress(uint32_t i);
   RoutingTable& routes() { return routes_; }
   uint64_t ecmp_seed() const { return config_.seed; }
+  Time processing_latency() const { return config_.processing_latency; }
 
   // Installs the downstream half of flow control on ingress port i and applies its buffer
   // limits. Throws Error if the buffer cannot hold the headroom it asks for.

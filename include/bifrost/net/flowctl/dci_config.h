@@ -1,0 +1,42 @@
+#pragma once
+// Configuration and buffer sizing of Bifrost DCI (downstream-driven, time-slotted flow control
+// for long-haul links). docs/net.md, "Bifrost DCI", derives Delta and the bounds used here.
+#include <cstdint>
+#include <optional>
+
+#include "bifrost/core/bytes.h"
+#include "bifrost/core/rate.h"
+#include "bifrost/core/time.h"
+#include "bifrost/net/frame.h"
+
+namespace bifrost::net {
+
+// The link U -> D a DCI ingress controls, as the sizing sees it.
+struct DciLinkParams {
+  Rate rate{};                   // Rs
+  Time propagation{};            // one way
+  Time ingress_latency{};        // D's processing latency (the "internal delay")
+  uint32_t max_frame_bytes = 0;  // largest data frame U -> D (S)
+  uint32_t overhead_bytes = kDefaultFrameOverheadBytes;
+};
+
+// Delta: the bytes U can have committed beyond the reach of the decision D takes now. Bytes on
+// the wire or in D's pipeline (started up to propagation + latency + T(S) ago) plus bytes U
+// sends before this slot's pause reaches it (T(pause) + propagation):
+//   Delta = bytes_in(2 x propagation + latency + T(pause) + T(S), Rs) + S
+// (the last S: a frame U started just before the window closed). The paper counts one one-way
+// delay; the reverse half is missing there, see docs/net.md.
+Bytes dci_delta(const DciLinkParams& link);
+// The smallest H Theorem 1 allows: Delta + 2 x Rs x T, plus k x S when leak handling deducts
+// every k slots (k = 0: off).
+Bytes dci_min_buffer(const DciLinkParams& link, Time slot, uint32_t leak_every);
+
+struct DciConfig {
+  uint8_t priorities = 1u << 3;     // bit p: DCI controls priority p (lossless)
+  Time slot = Time::us(10);         // T
+  std::optional<Bytes> buffer;      // H per priority; nullopt: dci_min_buffer
+  uint32_t leak_every = 1;          // k: deduct over-granted bytes every k slots; 0: off
+  uint32_t max_frame_bytes = 1102;  // S, for Delta and the k x S headroom
+};
+
+}  // namespace bifrost::net

@@ -1,0 +1,78 @@
+#pragma once
+// The downstream half of Bifrost DCI, at a switch ingress port facing a long-haul link. Every
+// time slot T, per controlled priority (Algorithm 1 of the paper, docs/net.md "Bifrost DCI"):
+//   L = bytes from this port in the buffer, r = bytes received in the slot,
+//   F = virtual incoming bytes (granted, not yet received), first reduced by r,
+//   c = min(Rs x T, H - L - F); every k slots c' = max(0, c - (L + F - H)^+),
+//   pause p = T - c'/Rs (+ one frame time, below) clamped to [0, T], sent as a standard pause
+//   frame in 512-bit quanta rounded up when p > 0, and F = min(Delta + Rs x T, F + c').
+// The upstream half is the unchanged PfcGate. The buffer is H per priority, reserved for the
+// port (headroom with xoff 0), so anything beyond H is a kHeadroomExceeded drop.
+#include <array>
+#include <cstdint>
+
+#include "bifrost/net/flowctl/dci_config.h"
+#include "bifrost/net/flowctl/flow_control.h"
+#include "bifrost/world/scheduler.h"
+
+namespace bifrost::net {
+
+class EgressPort;
+
+struct DciPriorityCounters {
+  uint64_t slots = 0;
+  uint64_t pauses = 0;         // slots that sent p > 0
+  uint64_t full_pauses = 0;    // slots with p = T (nothing granted)
+  uint64_t leak_deducted = 0;  // bytes of over-grant found by leak handling (F below zero)
+  // L + F after each slot's grant, extremes over all slots after the first.
+  int64_t min_sum = INT64_MAX;
+  int64_t max_sum = INT64_MIN;
+};
+
+class DciIngress final : public IngressFlowControl {
+ public:
+  // `reverse` is this node's egress port on the same link. Throws Error for a configuration
+  // that breaks the preconditions of Theorem 1 (see check in the .cc).
+  DciIngress(world::Scheduler& scheduler, const DciConfig& config, const DciLinkParams& link,
+             EgressPort& reverse);
+  ~DciIngress() override;
+
+  IngressLimits limits(int priority) const override;
+  uint8_t watched_priorities() const override { return config_.priorities; }
+  void on_admitted(int priority, const IngressUsage& usage) override;
+  void on_released(int priority, const IngressUsage& usage) override;
+
+  Bytes buffer() const { return Bytes(static_cast<uint64_t>(h_)); }
+  Bytes delta() const { return Bytes(static_cast<uint64_t>(delta_)); }
+  Bytes per_slot() const { return Bytes(static_cast<uint64_t>(per_slot_)); }
+  // The algorithm's state of a priority after the last slot.
+  int64_t virtual_incoming(int priority) const { return state_[priority].f; }
+  const DciPriorityCounters& counters(int priority) const { return state_[priority].counters; }
+
+ private:
+  struct State {
+    int64_t f = 0;
+    uint64_t received = 0;    // bytes admitted since the last slot
+    uint64_t last_total = 0;  // usage total after the last event, to turn usage into bytes
+    DciPriorityCounters counters;
+  };
+
+  void on_slot();
+  // Pause quanta for a grant of c bytes in the coming slot (0: no pause).
+  uint16_t pause_quanta(int64_t grant) const;
+  bool controlled(int priority) const { return (config_.priorities >> priority) & 1; }
+
+  world::Scheduler& scheduler_;
+  DciConfig config_;
+  DciLinkParams link_;
+  EgressPort& reverse_;
+  int64_t h_ = 0;
+  int64_t delta_ = 0;
+  int64_t per_slot_ = 0;  // Rs x T
+  Time frame_time_;       // wire time of the largest frame
+  uint64_t slot_index_ = 0;
+  world::TimerId timer_{};
+  std::array<State, kPriorities> state_{};
+};
+
+}  // namespace bifrost::net
