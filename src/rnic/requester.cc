@@ -261,6 +261,15 @@ void Requester::receive(const world::Packet& packet) {
         return;
       }
       if (packet.roce.sr.present) {
+        const wire::FasrSackInfo info = wire::decode_fasr_info(packet.roce.sr.key);
+        if (info.fnack) {
+          // FaSR: a retransmission was lost; the engine may time out early.
+          ++nic_.counters().fnacks_received;
+          engine_->on_fnack(before(una_, acked_) ? acked_ : una_, snd_max_);
+          nic_.wake(qp_);
+          break;
+        }
+        engine_->on_sack_state(info.lost_cnt, info.overflow);
         // The cumulative part may pass an unfinished READ that holds una back: the requests
         // after the READ did arrive, and the engine must not resend them.
         engine_->on_sack(before(una_, acked_) ? acked_ : una_, packet.roce.sr.sequence, snd_max_);

@@ -121,9 +121,17 @@ void Responder::receive_rc(const world::Packet& packet) {
   }
   if (arrival == Arrival::drop) {
     ++counters.rx_dropped_sequence;
-    if (engine_->feedback(arrival) == recovery::Feedback::nak_sequence) {
+    const recovery::Feedback feedback = engine_->feedback(arrival);
+    if (feedback == recovery::Feedback::nak_sequence) {
       ++counters.naks_sent;
       send_ack(wire::make_nak(msn_, wire::NakCode::kPsnSequenceError), epsn_);
+    } else if (feedback == recovery::Feedback::fnack) {
+      // FaSR's FNACK: a SACK-shaped NAK whose SR extension says a retransmission was lost.
+      ++counters.fnacks_sent;
+      wire::FasrSackInfo info = wire::decode_fasr_info(engine_->sack_info());
+      info.fnack = true;
+      send_ack(wire::make_nak(msn_, wire::NakCode::kPsnSequenceError), epsn_, psn,
+               wire::encode_fasr_info(info));
     }
     return;
   }
@@ -144,7 +152,8 @@ void Responder::receive_rc(const world::Packet& packet) {
     engine_->record(psn, span);
     if (engine_->feedback(arrival) == recovery::Feedback::sack) {
       ++counters.sacks_sent;
-      send_ack(wire::make_nak(msn_, wire::NakCode::kPsnSequenceError), epsn_, psn);
+      send_ack(wire::make_nak(msn_, wire::NakCode::kPsnSequenceError), epsn_, psn,
+               engine_->sack_info());
     }
     return;
   }
@@ -457,7 +466,8 @@ bool Responder::produce(world::Packet& out) {
   return true;
 }
 
-void Responder::send_ack(wire::Aeth aeth, uint32_t psn, std::optional<uint32_t> sacked) {
+void Responder::send_ack(wire::Aeth aeth, uint32_t psn, std::optional<uint32_t> sacked,
+                         uint32_t sack_info) {
   wire::RoceHeaders h;
   h.bth.opcode = wire::Opcode::kRcAcknowledge;
   h.bth.dest_qp = qp_.query().dest_qp_num;
@@ -466,6 +476,7 @@ void Responder::send_ack(wire::Aeth aeth, uint32_t psn, std::optional<uint32_t> 
   if (sacked) {
     h.sr.present = true;
     h.sr.sequence = *sacked;
+    h.sr.key = sack_info;
   }
   since_ack_ = 0;
   if (!reads_.empty()) {

@@ -68,7 +68,7 @@ inline std::string engine_name(const ::testing::TestParamInfo<recovery::EngineKi
 
 inline auto all_engines() {
   return ::testing::Values(recovery::EngineKind::gbn, recovery::EngineKind::irn,
-                           recovery::EngineKind::srnic);
+                           recovery::EngineKind::srnic, recovery::EngineKind::fasr);
 }
 
 }  // namespace bifrost::rnic::testing

@@ -101,7 +101,7 @@ constexpr BadFile kBadFiles[] = {
      "to 256, 512, 1024, 2048 or 4096 bytes (it is 1000)"},
     {"bad_nic_recovery.toml",
      "bad_nic_recovery.toml:8:12: nic.recovery: \"sack\" is not valid; valid choices: gbn, irn, "
-     "srnic"},
+     "srnic, fasr"},
     {"bad_name_chars.toml",
      "bad_name_chars.toml:6:8: workload[0].name: \"my perm\" is not a valid name; use letters, "
      "digits and _-.:/"},

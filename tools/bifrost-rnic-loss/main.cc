@@ -451,9 +451,10 @@ int main(int argc, char** argv) {
   CLI::App app{
       "bifrost-rnic-loss: goodput of one RC QP streaming messages over a lossy wire, per "
       "loss-recovery engine (loss applies to data and ACKs alike)"};
-  app.add_option("--engine,-e", o.engines, "gbn, irn, srnic or all (comma-separated list)")
+  app.add_option("--engine,-e", o.engines,
+                 "gbn, irn, srnic, fasr or all (gbn, irn, srnic; comma-separated list)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"gbn", "irn", "srnic", "all"}))
+      ->check(CLI::IsMember({"gbn", "irn", "srnic", "fasr", "all"}))
       ->capture_default_str();
   app.add_option("--loss,-l", o.losses,
                  "loss probabilities per packet and direction, comma-separated (0.01 = 1%)")

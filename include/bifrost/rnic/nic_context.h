@@ -46,6 +46,8 @@ struct DataPathCounters {
   uint64_t sacks_sent = 0;
   uint64_t rnr_naks_sent = 0;
   uint64_t access_naks_sent = 0;
+  uint64_t fnacks_sent = 0;  // FaSR: a lost retransmission detected by the receiver
+  uint64_t fnacks_received = 0;
   uint64_t timeouts = 0;
   uint64_t pipeline_stalls = 0;
   uint64_t cnps_sent = 0;

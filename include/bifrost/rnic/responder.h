@@ -98,7 +98,9 @@ class Responder {
   void add_pending(const Pending& pending);
   void complete_pending();
   void complete_receive(const Pending& pending, uint32_t src_qp = 0, world::Ipv4 src_ip = {});
-  void send_ack(wire::Aeth aeth, uint32_t psn, std::optional<uint32_t> sacked = std::nullopt);
+  // `sacked` makes it a SACK; `sack_info` is the engine's state for its SR extension key.
+  void send_ack(wire::Aeth aeth, uint32_t psn, std::optional<uint32_t> sacked = std::nullopt,
+                uint32_t sack_info = 0);
   void send_nak(wire::NakCode code, uint32_t psn);
 
   QueuePair& qp_;

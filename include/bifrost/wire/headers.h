@@ -78,7 +78,8 @@ Aeth make_nak(uint32_t msn, NakCode code);
 //                   message's receive sequence number (WRITE_WITH_IMM) or 0xFFFFFFFF;
 //   SEND packets:   length = the message length, offset as above, sequence = the receive
 //                   sequence number (which receive WQE); address and key 0;
-//   SACKs (ACK opcode, NAK PSN-sequence syndrome): sequence = the PSN that arrived.
+//   SACKs (ACK opcode, NAK PSN-sequence syndrome): sequence = the PSN that arrived; key = the
+//                   FaSR recovery state (FasrSackInfo), 0 from other engines.
 struct SrExtension {
   bool present = false;
   uint64_t address = 0;
@@ -88,6 +89,22 @@ struct SrExtension {
   uint32_t offset = 0;
   bool operator==(const SrExtension&) const = default;
 };
+
+// FaSR's state in a SACK's SR extension key field: bits 0-2 the receiver's lost-cnt, bit 3 set
+// when lost-cnt overflowed (more than 7 PSNs missing), bit 4 set on an FNACK (a retransmission
+// was lost; the sender times out early). Other engines leave the field 0.
+struct FasrSackInfo {
+  uint8_t lost_cnt = 0;
+  bool overflow = false;
+  bool fnack = false;
+  bool operator==(const FasrSackInfo&) const = default;
+};
+inline constexpr uint32_t encode_fasr_info(const FasrSackInfo& info) {
+  return (info.lost_cnt & 7u) | (info.overflow ? 8u : 0u) | (info.fnack ? 16u : 0u);
+}
+inline constexpr FasrSackInfo decode_fasr_info(uint32_t key) {
+  return FasrSackInfo{static_cast<uint8_t>(key & 7u), (key & 8u) != 0, (key & 16u) != 0};
+}
 
 // Every transport header of one packet. Only the headers in header_chain(bth.opcode) are
 // encoded or meaningful after decoding.

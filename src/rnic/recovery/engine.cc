@@ -1,6 +1,7 @@
 #include "bifrost/rnic/recovery/engine.h"
 
 #include "bifrost/core/error.h"
+#include "bifrost/rnic/recovery/fasr.h"
 #include "bifrost/rnic/recovery/gbn.h"
 #include "bifrost/rnic/recovery/irn.h"
 
@@ -20,6 +21,19 @@ std::string_view to_string(Arrival arrival) {
   return "unknown";
 }
 
+Feedback selective_feedback(Arrival arrival) {
+  switch (arrival) {
+    case Arrival::in_order:
+    case Arrival::duplicate:
+      return Feedback::ack;
+    case Arrival::out_of_order:
+      return Feedback::sack;
+    case Arrival::drop:
+      break;
+  }
+  return Feedback::none;
+}
+
 std::string_view to_string(EngineKind kind) {
   switch (kind) {
     case EngineKind::gbn:
@@ -28,15 +42,17 @@ std::string_view to_string(EngineKind kind) {
       return "irn";
     case EngineKind::srnic:
       return "srnic";
+    case EngineKind::fasr:
+      return "fasr";
   }
   return "unknown";
 }
 
 EngineKind parse_engine_kind(std::string_view text) {
-  for (EngineKind kind : {EngineKind::gbn, EngineKind::irn, EngineKind::srnic}) {
+  for (EngineKind kind : {EngineKind::gbn, EngineKind::irn, EngineKind::srnic, EngineKind::fasr}) {
     if (text == to_string(kind)) return kind;
   }
-  throw Error("unknown recovery engine '{}': use gbn, irn or srnic", text);
+  throw Error("unknown recovery engine '{}': use gbn, irn, srnic or fasr", text);
 }
 
 std::unique_ptr<Engine> make_engine(const RecoveryConfig& config) {
@@ -47,6 +63,8 @@ std::unique_ptr<Engine> make_engine(const RecoveryConfig& config) {
       return std::make_unique<IrnEngine>(config, false);
     case EngineKind::srnic:
       return std::make_unique<IrnEngine>(config, true);
+    case EngineKind::fasr:
+      return std::make_unique<FasrEngine>(config);
   }
   throw Error("unknown recovery engine kind {}", static_cast<int>(config.kind));
 }

@@ -11,17 +11,6 @@ bool before(uint32_t a, uint32_t b) {
   return wire::psn_diff(a, b) < 0;
 }
 
-// Moves the bitmap's window to `base`. An empty bitmap may move anywhere, backwards too: the
-// first PSN of a QP is arbitrary (0xFFFFF0 is "behind" the initial base 0), and slide_to
-// alone would leave such a window stuck behind the PSNs in use until they wrap.
-void move_window(PsnBitmap& bitmap, uint32_t base) {
-  if (bitmap.count() == 0) {
-    bitmap.reset(base);
-  } else {
-    bitmap.slide_to(base);
-  }
-}
-
 // The receiver remembers which PSNs above the expected one arrived, so a retransmission of the
 // expected PSN moves it past them at once.
 class IrnResponder final : public ResponderState {
@@ -30,7 +19,7 @@ class IrnResponder final : public ResponderState {
       : received_(window), host_bitmap_(host_bitmap), access_(access) {}
 
   Arrival classify(uint32_t psn, uint32_t expected) override {
-    move_window(received_, expected);
+    received_.move_to(expected);
     const int32_t d = wire::psn_diff(psn, expected);
     if (d < 0) return Arrival::duplicate;
     if (d == 0) return Arrival::in_order;
@@ -46,23 +35,12 @@ class IrnResponder final : public ResponderState {
   }
   uint32_t advance(uint32_t expected, uint32_t span) override {
     uint32_t next = wire::psn_add(expected, span);
-    move_window(received_, expected);
+    received_.move_to(expected);
     while (received_.in_window(next) && received_.test(next)) next = wire::psn_add(next, 1);
-    move_window(received_, next);
+    received_.move_to(next);
     return next;
   }
-  Feedback feedback(Arrival arrival) override {
-    switch (arrival) {
-      case Arrival::in_order:
-      case Arrival::duplicate:
-        return Feedback::ack;
-      case Arrival::out_of_order:
-        return Feedback::sack;
-      case Arrival::drop:
-        break;
-    }
-    return Feedback::none;
-  }
+  Feedback feedback(Arrival arrival) override { return selective_feedback(arrival); }
   // SRNIC: an out-of-order arrival writes the host bitmap; an in-order one must read it
   // whenever out-of-order PSNs are recorded, to learn how far the expected PSN moves. The NIC
   // holds the one 64-bit bitmap word it touched last: an access to that word needs no PCIe
@@ -93,8 +71,8 @@ class IrnRequester final : public RequesterState {
       : config_(config), sacked_(config.bdp_packets), resent_(config.bdp_packets) {}
 
   void on_ack(uint32_t una) override {
-    move_window(sacked_, una);
-    move_window(resent_, una);
+    sacked_.move_to(una);
+    resent_.move_to(una);
     if (before(scan_, una)) scan_ = una;
     if (recovering_ && !before(una, recovery_end_)) recovering_ = false;
   }
@@ -134,7 +112,7 @@ class IrnRequester final : public RequesterState {
  private:
   // Everything from `from` that was not SACKed is resent (a timeout, or a NAK).
   void restart(uint32_t from, uint32_t snd_max) {
-    move_window(sacked_, from);
+    sacked_.move_to(from);
     // The oldest PSN goes again even if SACKed: when the cumulative ACK that would have
     // covered it was lost, its duplicate is what makes the responder ACK again.
     sacked_.clear(from);

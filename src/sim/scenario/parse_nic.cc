@@ -10,7 +10,7 @@ namespace {
 constexpr std::array<std::string_view, 6> kKeys = {
     "model", "recovery", "dcqcn", "ack_every_packets", "timeout", "retry_cnt"};
 constexpr std::array<std::string_view, 2> kModels = {"line_rate", "rnic"};
-constexpr std::array<std::string_view, 3> kEngines = {"gbn", "irn", "srnic"};
+constexpr std::array<std::string_view, 4> kEngines = {"gbn", "irn", "srnic", "fasr"};
 
 bool roce_mtu(uint64_t mtu) {
   return mtu >= 256 && mtu <= 4096 && (mtu & (mtu - 1)) == 0;

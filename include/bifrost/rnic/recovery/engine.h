@@ -2,8 +2,7 @@
 // The loss-recovery engine of a soft RNIC: the policy half of RC reliability. The requester and
 // responder (requester.h, responder.h) do the mechanics common to every engine: segmentation,
 // placement, completions. The engine decides what a gap in the PSN sequence means: drop and go
-// back (GBN), or accept out of order and repeat selectively (IRN, SRNIC, and FaSR in its own
-// issue).
+// back (GBN), or accept out of order and repeat selectively (IRN, SRNIC, FaSR).
 //
 // One Engine per device, chosen at construction. It makes the per-QP state of both halves and
 // may hold state shared by all QPs of the device (FaSR's pool), which is why the per-QP objects
@@ -14,6 +13,7 @@
 #include <string_view>
 
 #include "bifrost/core/time.h"
+#include "bifrost/rnic/recovery/fasr_pool.h"
 
 namespace bifrost::rnic::recovery {
 
@@ -32,7 +32,13 @@ enum class Feedback : uint8_t {
   ack,           // cumulative ACK (subject to coalescing)
   nak_sequence,  // NAK PSN sequence error carrying the expected PSN
   sack,          // selective ACK: cumulative PSN plus the PSN that arrived
+  fnack,         // FaSR: a retransmission was lost (the packet was dropped); the sender times
+                 // out early
 };
+
+// What a selective-repeat receiver answers: an ACK in order and for duplicates, a SACK out of
+// order, nothing for a drop.
+Feedback selective_feedback(Arrival arrival);
 
 // Per-QP receive-side state.
 class ResponderState {
@@ -51,6 +57,9 @@ class ResponderState {
   // Extra receive-pipeline time processing this packet costs (SRNIC reads or writes its bitmap
   // in host memory). Called once per packet, in arrival order, before classify.
   virtual Time pipeline_stall(uint32_t /*psn*/, uint32_t /*expected*/) { return Time::zero(); }
+  // The engine's recovery state for the SR extension of a SACK or FNACK (the key field; FaSR
+  // puts its lost-cnt there, wire::FasrSackInfo); 0 for engines that send none.
+  virtual uint32_t sack_info() const { return 0; }
 };
 
 // Per-QP send-side state. PSNs are 24-bit; `una` is the oldest unacknowledged PSN and `snd_max`
@@ -64,6 +73,10 @@ class RequesterState {
   virtual void on_nak(uint32_t psn, uint32_t snd_max) = 0;
   // Selective ACK: everything before `una` is acknowledged and `sacked` arrived.
   virtual void on_sack(uint32_t una, uint32_t sacked, uint32_t snd_max) = 0;
+  // The receiver's lost-cnt carried by the SACK about to be passed to on_sack (FaSR).
+  virtual void on_sack_state(uint8_t /*lost_cnt*/, bool /*overflow*/) {}
+  // FaSR's FNACK: a retransmission was lost; everything before `una` is acknowledged.
+  virtual void on_fnack(uint32_t /*una*/, uint32_t /*snd_max*/) {}
   // The retransmission timer expired with una..snd_max outstanding.
   virtual void on_timeout(uint32_t una, uint32_t snd_max) = 0;
   // The next PSN to retransmit, if any; the requester sends it before new packets.
@@ -96,16 +109,16 @@ class Engine {
   virtual std::unique_ptr<ResponderState> make_responder() = 0;
 };
 
-enum class EngineKind : uint8_t { gbn, irn, srnic };
+enum class EngineKind : uint8_t { gbn, irn, srnic, fasr };
 std::string_view to_string(EngineKind kind);
-// Parses "gbn", "irn" or "srnic"; throws Error naming the choices otherwise.
+// Parses "gbn", "irn", "srnic" or "fasr"; throws Error naming the choices otherwise.
 EngineKind parse_engine_kind(std::string_view text);
 
 struct RecoveryConfig {
   EngineKind kind = EngineKind::gbn;
-  // IRN and SRNIC: at most this many packets in flight per QP (the paper caps at one BDP).
+  // IRN, SRNIC and FaSR: at most this many packets in flight per QP (the paper caps at one BDP).
   uint32_t bdp_packets = 128;
-  // IRN: RTO_low applies while at most rto_low_threshold packets are in flight (the IRN
+  // IRN and FaSR: RTO_low applies while at most rto_low_threshold packets are in flight (the IRN
   // paper's defaults: 100 us, 320 us, N = 3).
   Time rto_low = Time::us(100);
   Time rto_high = Time::us(320);
@@ -114,6 +127,8 @@ struct RecoveryConfig {
   Time gbn_min_rto = Time::zero();
   // SRNIC: the PCIe round trip one host-memory bitmap access stalls the receive pipeline for.
   Time srnic_bitmap_access = Time::ns(1300);
+  // FaSR: the NIC-wide pool of SR state units and bitmap blocks.
+  FasrPoolConfig fasr_pool{};
 };
 
 // Throws Error for an invalid configuration (zero BDP cap, zero RTOs).

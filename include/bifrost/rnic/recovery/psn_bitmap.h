@@ -24,6 +24,16 @@ class PsnBitmap {
   void slide_to(uint32_t new_base);
   // Clears every bit; the base moves to `new_base`.
   void reset(uint32_t new_base);
+  // Moves the window to `base`: forward only while bits are set, anywhere (backwards too) when
+  // empty, since a QP's first PSN is arbitrary (0xFFFFF0 is "behind" the initial base 0) and
+  // slide_to alone would leave the window stuck behind the PSNs in use until they wrap.
+  void move_to(uint32_t base) {
+    if (count_ == 0) {
+      reset(base);
+    } else {
+      slide_to(base);
+    }
+  }
   // Number of set bits in the window.
   uint32_t count() const { return count_; }
 

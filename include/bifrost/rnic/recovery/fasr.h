@@ -1,0 +1,34 @@
+#pragma once
+// FaSR: fast and scalable selective retransmission (the soft RNIC's fourth recovery engine).
+// Selective repeat whose receive-side state lives in one small pool shared by every QP of the
+// NIC (fasr_pool.h): a QP without loss holds a null pointer, a QP that lost one PSN (the common
+// case) holds one state unit and no bitmap (the fast path), and only a QP with several holes
+// chains bitmap blocks (the slow path). Receiver: fasr_responder.h; sender: fasr_requester.h.
+#include <memory>
+
+#include "bifrost/rnic/recovery/engine.h"
+#include "bifrost/rnic/recovery/fasr_pool.h"
+
+namespace bifrost::rnic::recovery {
+
+class FasrEngine final : public Engine {
+ public:
+  // Throws Error for a zero BDP cap, zero timeouts or an invalid pool.
+  explicit FasrEngine(const RecoveryConfig& config);
+  std::string_view name() const override { return "fasr"; }
+  bool selective() const override { return true; }
+  // The paper's accounting (section V-A): a 1-byte pool pointer per QP, and the pool once.
+  MemoryFootprint footprint() const override;
+  std::unique_ptr<RequesterState> make_requester() override;
+  std::unique_ptr<ResponderState> make_responder() override;
+
+  // The pool, for its usage counters.
+  const FasrPool& pool() const { return *pool_; }
+
+ private:
+  RecoveryConfig config_;
+  // Shared with the responder states: a device destroys its engine before its QPs.
+  std::shared_ptr<FasrPool> pool_;
+};
+
+}  // namespace bifrost::rnic::recovery

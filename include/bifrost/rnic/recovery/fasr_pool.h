@@ -1,0 +1,101 @@
+#pragma once
+// FaSR's two-level selective-repeat memory, shared by every QP of a NIC (the FaSR paper,
+// section III-D). Level 1: a few fixed-size SR state units, an availability bitmap, and a 1-byte
+// pointer per QP that is null while the QP has no loss. Level 2: small bitmap blocks (10 or 16
+// bits) that a unit chains into a singly linked list, allocated at the tail for out-of-order
+// packets and released from the head as the expected PSN passes them.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace bifrost::rnic::recovery {
+
+struct FasrPoolConfig {
+  // The defaults are the largest pool of 20 units and 16-bit blocks within the 1600 B the
+  // paper's memory comparison (section V-A) gives FaSR.
+  uint32_t units = 20;
+  uint32_t blocks = 257;
+  uint32_t block_bits = 16;  // 10 or 16
+};
+
+// Bytes of one SR state unit (the paper's sizing, section III-D).
+inline constexpr uint64_t kFasrUnitBytes = 38;
+// The pool's NIC memory: units of 38 B, blocks of block_bits plus a next pointer wide enough to
+// name any block, and one availability bit per unit and per block, rounded up to whole bytes.
+// The paper's III-D example (20 units, 70 blocks of 10 bits) comes to 920 B (0.92 KB).
+uint64_t fasr_pool_bytes(const FasrPoolConfig& config);
+
+// One SR state unit: what a QP in loss recovery keeps.
+struct FasrUnit {
+  uint32_t sack_high = 0;    // highest PSN that arrived out of order
+  uint8_t lost_cnt = 0;      // PSNs missing in [RCV-NXT, sack-high], 3 bits
+  bool overflow = false;     // lost_cnt passed 7 and stopped counting
+  bool slow = false;         // slow path: out-of-order PSNs are in the compression run and blocks
+  uint16_t compression = 0;  // received PSNs [bitmap_base - compression, bitmap_base), 10 bits
+  uint32_t bitmap_base = 0;  // PSN of the head block's first bit
+  int32_t head = -1;
+  int32_t tail = -1;
+  uint32_t block_count = 0;
+};
+
+struct FasrPoolUsage {
+  uint32_t units_in_use = 0;
+  uint32_t blocks_in_use = 0;
+  uint32_t peak_units = 0;
+  uint32_t peak_blocks = 0;
+  uint64_t unit_allocations = 0;
+  uint64_t block_allocations = 0;
+  uint64_t fallbacks = 0;  // QPs sent to go-back-N because the pool was empty
+};
+
+class FasrPool {
+ public:
+  static constexpr int32_t kNull = -1;
+  static constexpr uint16_t kMaxCompression = (1u << 10) - 1;
+  static constexpr uint8_t kMaxLostCnt = 7;
+
+  // Throws Error for zero units or blocks, or a block size other than 10 or 16 bits.
+  explicit FasrPool(const FasrPoolConfig& config);
+
+  const FasrPoolConfig& config() const { return config_; }
+  uint32_t block_bits() const { return config_.block_bits; }
+  uint32_t free_units() const { return config_.units - usage_.units_in_use; }
+  uint32_t free_blocks() const { return config_.blocks - usage_.blocks_in_use; }
+  const FasrPoolUsage& usage() const { return usage_; }
+  void count_fallback() { ++usage_.fallbacks; }
+
+  // A cleared unit, or kNull if every unit is taken.
+  int32_t allocate_unit();
+  // Returns the unit and every block it holds.
+  void release_unit(int32_t unit);
+  FasrUnit& unit(int32_t index) { return units_[static_cast<size_t>(index)]; }
+  const FasrUnit& unit(int32_t index) const { return units_[static_cast<size_t>(index)]; }
+
+  // Blocks the unit would have to add for its bitmap to reach `psn` (0 if covered).
+  uint32_t blocks_to_cover(int32_t unit, uint32_t psn) const;
+  // Sets `psn`'s bit, adding blocks at the tail. Precondition: psn >= bitmap_base and
+  // blocks_to_cover(unit, psn) <= free_blocks().
+  void set(int32_t unit, uint32_t psn);
+  // True if `psn` is in the bitmap's range and its bit is set.
+  bool test(int32_t unit, uint32_t psn) const;
+  // Releases head blocks that lie wholly before `psn`, moving bitmap_base past them.
+  void release_before(int32_t unit, uint32_t psn);
+  // Releases every block of the unit (the unit stays allocated).
+  void release_blocks(int32_t unit);
+
+ private:
+  int32_t allocate_block();
+  void free_block(int32_t block);
+  // The block holding `psn`, or kNull.
+  int32_t find_block(int32_t unit, uint32_t psn) const;
+
+  FasrPoolConfig config_;
+  std::vector<FasrUnit> units_;
+  std::vector<uint64_t> unit_free_;   // availability bitmaps: bit set = free
+  std::vector<uint64_t> block_free_;  // (level 1 and level 2)
+  std::vector<uint16_t> bits_;
+  std::vector<int32_t> next_;
+  FasrPoolUsage usage_;
+};
+
+}  // namespace bifrost::rnic::recovery

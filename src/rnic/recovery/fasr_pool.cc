@@ -1,0 +1,161 @@
+#include "bifrost/rnic/recovery/fasr_pool.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "bifrost/core/error.h"
+#include "bifrost/wire/headers.h"
+
+namespace bifrost::rnic::recovery {
+namespace {
+
+std::vector<uint64_t> all_free(uint32_t n) {
+  std::vector<uint64_t> words((n + 63) / 64, ~uint64_t{0});
+  if (n % 64 != 0) words.back() = (uint64_t{1} << (n % 64)) - 1;
+  return words;
+}
+
+// Takes the lowest free entry of an availability bitmap, as a priority encoder would.
+int32_t take(std::vector<uint64_t>& free) {
+  for (size_t w = 0; w < free.size(); ++w) {
+    if (free[w] == 0) continue;
+    const int bit = std::countr_zero(free[w]);
+    free[w] &= free[w] - 1;
+    return static_cast<int32_t>(w * 64 + static_cast<size_t>(bit));
+  }
+  return FasrPool::kNull;
+}
+
+void give_back(std::vector<uint64_t>& free, int32_t index) {
+  free[static_cast<size_t>(index) / 64] |= uint64_t{1} << (index % 64);
+}
+
+}  // namespace
+
+uint64_t fasr_pool_bytes(const FasrPoolConfig& config) {
+  const uint64_t pointer_bits = std::bit_width(config.blocks > 0 ? config.blocks - 1 : 0u);
+  const uint64_t bits = uint64_t{config.units} * (kFasrUnitBytes * 8 + 1) +
+                        uint64_t{config.blocks} * (config.block_bits + pointer_bits + 1);
+  return (bits + 7) / 8;
+}
+
+FasrPool::FasrPool(const FasrPoolConfig& config)
+    : config_(config),
+      units_(config.units),
+      unit_free_(all_free(config.units)),
+      block_free_(all_free(config.blocks)),
+      bits_(config.blocks, 0),
+      next_(config.blocks, kNull) {
+  if (config.units == 0 || config.units > 4096 || config.blocks == 0 ||
+      config.blocks > (1u << 20)) {
+    throw Error("fasr: the pool needs 1..4096 units and 1..{} blocks (got {} and {})", 1u << 20,
+                config.units, config.blocks);
+  }
+  if (config.block_bits != 10 && config.block_bits != 16) {
+    throw Error("fasr: bitmap blocks are 10 or 16 bits (got {})", config.block_bits);
+  }
+}
+
+int32_t FasrPool::allocate_unit() {
+  const int32_t index = take(unit_free_);
+  if (index == kNull) return kNull;
+  units_[static_cast<size_t>(index)] = FasrUnit{};
+  ++usage_.units_in_use;
+  ++usage_.unit_allocations;
+  usage_.peak_units = std::max(usage_.peak_units, usage_.units_in_use);
+  return index;
+}
+
+void FasrPool::release_unit(int32_t index) {
+  release_blocks(index);
+  give_back(unit_free_, index);
+  --usage_.units_in_use;
+}
+
+int32_t FasrPool::allocate_block() {
+  const int32_t block = take(block_free_);
+  if (block == kNull) return kNull;
+  bits_[static_cast<size_t>(block)] = 0;
+  next_[static_cast<size_t>(block)] = kNull;
+  ++usage_.blocks_in_use;
+  ++usage_.block_allocations;
+  usage_.peak_blocks = std::max(usage_.peak_blocks, usage_.blocks_in_use);
+  return block;
+}
+
+void FasrPool::free_block(int32_t block) {
+  give_back(block_free_, block);
+  --usage_.blocks_in_use;
+}
+
+uint32_t FasrPool::blocks_to_cover(int32_t index, uint32_t psn) const {
+  const FasrUnit& u = unit(index);
+  const int32_t offset = wire::psn_diff(psn, u.bitmap_base);
+  if (offset < 0) return 0;
+  const uint32_t needed = static_cast<uint32_t>(offset) / config_.block_bits + 1;
+  return needed > u.block_count ? needed - u.block_count : 0;
+}
+
+int32_t FasrPool::find_block(int32_t index, uint32_t psn) const {
+  const FasrUnit& u = unit(index);
+  const int32_t offset = wire::psn_diff(psn, u.bitmap_base);
+  if (offset < 0) return kNull;
+  uint32_t k = static_cast<uint32_t>(offset) / config_.block_bits;
+  if (k >= u.block_count) return kNull;
+  // The hardware walks the list from the head; so does this.
+  int32_t block = u.head;
+  while (k-- > 0) block = next_[static_cast<size_t>(block)];
+  return block;
+}
+
+void FasrPool::set(int32_t index, uint32_t psn) {
+  FasrUnit& u = unit(index);
+  for (uint32_t n = blocks_to_cover(index, psn); n > 0; --n) {
+    const int32_t block = allocate_block();
+    if (block == kNull) throw Error("fasr: bitmap pool exhausted while recording PSN {}", psn);
+    if (u.tail == kNull) {
+      u.head = block;
+    } else {
+      next_[static_cast<size_t>(u.tail)] = block;
+    }
+    u.tail = block;
+    ++u.block_count;
+  }
+  const int32_t block = find_block(index, psn);
+  const auto bit = static_cast<uint32_t>(wire::psn_diff(psn, u.bitmap_base)) % config_.block_bits;
+  bits_[static_cast<size_t>(block)] |= static_cast<uint16_t>(1u << bit);
+}
+
+bool FasrPool::test(int32_t index, uint32_t psn) const {
+  const int32_t block = find_block(index, psn);
+  if (block == kNull) return false;
+  const auto bit =
+      static_cast<uint32_t>(wire::psn_diff(psn, unit(index).bitmap_base)) % config_.block_bits;
+  return (bits_[static_cast<size_t>(block)] >> bit) & 1;
+}
+
+void FasrPool::release_before(int32_t index, uint32_t psn) {
+  FasrUnit& u = unit(index);
+  while (u.block_count > 0 &&
+         wire::psn_diff(psn, wire::psn_add(u.bitmap_base, config_.block_bits)) >= 0) {
+    const int32_t block = u.head;
+    u.head = next_[static_cast<size_t>(block)];
+    free_block(block);
+    --u.block_count;
+    u.bitmap_base = wire::psn_add(u.bitmap_base, config_.block_bits);
+  }
+  if (u.block_count == 0) u.head = u.tail = kNull;
+}
+
+void FasrPool::release_blocks(int32_t index) {
+  FasrUnit& u = unit(index);
+  for (int32_t block = u.head; block != kNull;) {
+    const int32_t next = next_[static_cast<size_t>(block)];
+    free_block(block);
+    block = next;
+  }
+  u.head = u.tail = kNull;
+  u.block_count = 0;
+}
+
+}  // namespace bifrost::rnic::recovery
