@@ -163,7 +163,7 @@ void Device::receive(world::PacketPtr packet) {
       return;
     }
   }
-  deliver(std::move(packet));
+  qp->receive(*packet);
 }
 
 void Device::notify_congestion(QueuePair& qp, const world::Packet& packet) {

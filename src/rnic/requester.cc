@@ -56,6 +56,7 @@ Requester::Requester(QueuePair& qp, NicContext& nic)
 
 Requester::~Requester() {
   nic_.scheduler().cancel(timer_);
+  nic_.scheduler().cancel(rnr_timer_);  // a destroyed QP must not be woken
 }
 
 void Requester::post(const SendWr& wr) {
@@ -251,7 +252,11 @@ void Requester::receive(const world::Packet& packet) {
       retries_left_ = qp_.query().retry_cnt;
       progress_at_ = rnr_until_;
       engine_->on_nak(psn, snd_max_);
-      nic_.scheduler().at(rnr_until_, [this] { nic_.wake(qp_); });
+      nic_.scheduler().cancel(rnr_timer_);
+      rnr_timer_ = nic_.scheduler().at(rnr_until_, [this] {
+        rnr_timer_ = {};
+        nic_.wake(qp_);
+      });
       break;
     case wire::AckKind::kNak: {
       const auto code = static_cast<wire::NakCode>(wire::syndrome_value(aeth));
@@ -388,7 +393,8 @@ void Requester::flush() {
 void Requester::reset() {
   sq_.clear();
   nic_.scheduler().cancel(timer_);
-  timer_ = {};
+  nic_.scheduler().cancel(rnr_timer_);
+  timer_ = rnr_timer_ = {};
   progress_at_ = Time::max();
   engine_ = nic_.recovery().make_requester();
   una_ = snd_max_ = psn_end_ = acked_ = 0;

@@ -159,17 +159,7 @@ void RnicFlows::finish(uint32_t id, bool failed) {
 
 rnic::DataPathCounters RnicFlows::counters() const {
   DataPathCounters sum;
-  for (const Nic& nic : nics_) {
-    const DataPathCounters& c = nic.device->data_path_counters();
-    sum.tx_packets += c.tx_packets;
-    sum.tx_retransmitted += c.tx_retransmitted;
-    sum.tx_acks += c.tx_acks;
-    sum.rx_packets += c.rx_packets;
-    sum.rx_out_of_order += c.rx_out_of_order;
-    sum.rx_dropped_sequence += c.rx_dropped_sequence;
-    sum.timeouts += c.timeouts;
-    sum.cnps_sent += c.cnps_sent;
-  }
+  for (const Nic& nic : nics_) sum += nic.device->data_path_counters();
   return sum;
 }
 

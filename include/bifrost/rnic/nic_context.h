@@ -52,6 +52,34 @@ struct DataPathCounters {
   uint64_t pipeline_stalls = 0;
   uint64_t cnps_sent = 0;
   uint64_t cnps_received = 0;
+
+  // Adds every counter of `o` (summing devices).
+  DataPathCounters& operator+=(const DataPathCounters& o) {
+    tx_packets += o.tx_packets;
+    tx_retransmitted += o.tx_retransmitted;
+    tx_acks += o.tx_acks;
+    rx_packets += o.rx_packets;
+    rx_out_of_order += o.rx_out_of_order;
+    rx_dropped_sequence += o.rx_dropped_sequence;
+    rx_duplicates += o.rx_duplicates;
+    rx_no_qp += o.rx_no_qp;
+    rx_bad_state += o.rx_bad_state;
+    rx_pipeline_drops += o.rx_pipeline_drops;
+    rx_qkey_mismatch += o.rx_qkey_mismatch;
+    rx_uc_messages_dropped += o.rx_uc_messages_dropped;
+    rx_ud_no_receive += o.rx_ud_no_receive;
+    naks_sent += o.naks_sent;
+    sacks_sent += o.sacks_sent;
+    rnr_naks_sent += o.rnr_naks_sent;
+    access_naks_sent += o.access_naks_sent;
+    fnacks_sent += o.fnacks_sent;
+    fnacks_received += o.fnacks_received;
+    timeouts += o.timeouts;
+    pipeline_stalls += o.pipeline_stalls;
+    cnps_sent += o.cnps_sent;
+    cnps_received += o.cnps_received;
+    return *this;
+  }
 };
 
 class NicContext {

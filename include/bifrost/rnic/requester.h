@@ -90,6 +90,7 @@ class Requester {
   Time rnr_until_ = Time::zero();
   Time progress_at_ = Time::max();  // last progress; max while nothing is in flight
   world::TimerId timer_;
+  world::TimerId rnr_timer_;  // the wake-up at the end of an RNR wait
   uint64_t retransmitted_ = 0;
 };
 
