@@ -1,5 +1,7 @@
 #include "bifrost/net/channel.h"
 
+#include <algorithm>
+
 #include "bifrost/core/error.h"
 
 namespace bifrost::net {
@@ -29,6 +31,22 @@ void Channel::set_loss_rate(double probability) {
     throw Error("link loss rate must be a probability in [0, 1], got {}", probability);
   }
   loss_rate_ = probability;
+}
+
+void Channel::set_jitter(Time max_extra, RandomStream rng) {
+  if (max_extra < Time::zero()) {
+    throw Error("link jitter must not be negative, got {} ps", max_extra.picoseconds());
+  }
+  jitter_ = max_extra;
+  jitter_rng_ = rng;
+}
+
+Time Channel::fiber_exit(Time serialized) {
+  if (jitter_ == Time::zero()) return serialized + propagation_;
+  const auto extra = static_cast<int64_t>(
+      jitter_rng_.uniform_int(0, static_cast<uint64_t>(jitter_.picoseconds())));
+  last_exit_ = std::max(last_exit_, serialized + propagation_ + Time::ps(extra));
+  return last_exit_;
 }
 
 void Channel::drop_nth_data_frame(uint64_t n) {
@@ -77,7 +95,7 @@ Time Channel::transmit_data(world::PacketPtr packet, uint32_t frame_bytes) {
     counters_.drops.add(reason, frame_bytes);
     return wire;  // the frame still occupied the wire (or the port's transmit slot)
   }
-  scheduler_.at(scheduler_.now() + wire + propagation_ + to_.ingress_latency,
+  scheduler_.at(fiber_exit(scheduler_.now() + wire) + to_.ingress_latency,
                 [this, p = std::move(packet), frame_bytes, g = generation_]() mutable {
                   arrive_data(std::move(p), frame_bytes, g);
                 });
@@ -91,7 +109,7 @@ Time Channel::transmit_control(const ControlFrame& frame) {
     ++counters_.control_frames_lost;
     return wire;
   }
-  scheduler_.at(scheduler_.now() + wire + propagation_,
+  scheduler_.at(fiber_exit(scheduler_.now() + wire),
                 [this, frame, g = generation_] { arrive_control(frame, g); });
   return wire;
 }

@@ -35,6 +35,9 @@ Link::Link(world::Scheduler& scheduler, const LinkConfig& config, LinkEnd a, Lin
   if (a.egress->channel() != nullptr || b.egress->channel() != nullptr) {
     throw Error("an egress port can feed only one link; this one already has a link");
   }
+  // Before attaching, so that a bad jitter leaves both ports free.
+  a_to_b_.set_jitter(config.jitter, RandomStream(config.seed, "a_to_b_jitter"));
+  b_to_a_.set_jitter(config.jitter, RandomStream(config.seed, "b_to_a_jitter"));
   a.egress->attach(a_to_b_);
   b.egress->attach(b_to_a_);
 }

@@ -3,7 +3,7 @@
 #include <array>
 #include <cstring>
 
-#include "byte_order.h"
+#include "bifrost/wire/byte_order.h"
 #include "transport.h"
 
 namespace bifrost::wire {

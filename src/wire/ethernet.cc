@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "byte_order.h"
+#include "bifrost/wire/byte_order.h"
 
 namespace bifrost::wire {
 

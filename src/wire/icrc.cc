@@ -4,7 +4,7 @@
 #include <array>
 #include <cstring>
 
-#include "byte_order.h"
+#include "bifrost/wire/byte_order.h"
 
 namespace bifrost::wire {
 namespace {

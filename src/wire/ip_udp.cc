@@ -1,6 +1,6 @@
 #include "bifrost/wire/ip_udp.h"
 
-#include "byte_order.h"
+#include "bifrost/wire/byte_order.h"
 
 namespace bifrost::wire {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "bifrost/core/error.h"
 #include "bifrost/wire/pcap.h"
-#include "byte_order.h"
+#include "bifrost/wire/byte_order.h"
 
 namespace bifrost::wire {
 

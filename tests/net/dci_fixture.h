@@ -1,12 +1,15 @@
 #pragma once
-// A long-haul link under test: sender U -> (100 Gb/s, 20 us) -> switch D port 0 -> sink R on
-// port 1. The test drives D's egress towards R with a scripted gate: open means the egress is
+// A long-haul link under test: sender U -> (100 Gb/s, 20 us by default) -> switch D port 0 -> sink
+// R on port 1. The test drives D's egress towards R with a scripted gate: open means the egress is
 // "ready" (it drains at its link rate), closed means zero drain. Host X on port 2 can send
-// lossy traffic to U, so that D's pause frames wait behind data frames on the long link.
+// lossy traffic to U, so that D's pause frames wait behind data frames on the long link. The
+// long link may have fibre jitter (both directions, from `seed`).
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "bifrost/core/rng.h"
 #include "bifrost/net/flowctl/dci.h"
 #include "bifrost/net/flowctl/pfc.h"
 #include "bifrost/net/line_rate_flows.h"
@@ -41,15 +44,20 @@ struct DciBench {
   LineRateFlows flows{net.kernel, 1024};
   Time one_way = Time::us(20);
 
-  explicit DciBench(Rate drain_rate, Bytes buffer_total = Bytes::MiB(8))
+  explicit DciBench(Rate drain_rate, Bytes buffer_total = Bytes::MiB(8), Time jitter = Time::zero(),
+                    uint64_t seed = 0, Time long_delay = Time::us(20))
       : sw(net.add_switch([buffer_total] {
           SwitchConfig c;
           c.ports = 3;
           c.processing_latency = Time::ns(500);
           c.buffer.total = buffer_total;
           return c;
-        }())) {
-    net.connect(sender.port(), sw.port(0), Rate::Gbps(100), one_way);
+        }())),
+        one_way(long_delay) {
+    net.links.emplace_back(
+        net.kernel,
+        LinkConfig{.rate = Rate::Gbps(100), .propagation = one_way, .seed = seed, .jitter = jitter},
+        sender.port(), sw.port(0));
     net.connect(sw.port(1), sink.port(), drain_rate, Time::us(1));
     net.connect(reverse.port(), sw.port(2), Rate::Gbps(100), Time::us(1));
     sw.routes().add_route(sender.address(), {0});
@@ -75,6 +83,28 @@ struct DciBench {
   }
   uint64_t drops() const { return sw.counters().drops.total_packets(); }
   uint64_t drained() { return sw.egress(1).counters().tx_bytes[kDciPrio]; }
+
+  // Runs until `horizon` with the drain alternately ready and stopped for random periods (up
+  // to 300 us, and stops of 1 ms a quarter of the time: long zero-drain periods and abrupt
+  // restarts). `on_ready(start, end, before)` runs for each ready period: `before` is true at
+  // its start (drain not yet run), false at its end.
+  template <typename OnReady>
+  void random_drain(RandomStream& rng, Time horizon, OnReady on_ready) {
+    Time t = Time::zero();
+    bool ready = true;
+    while (t < horizon) {
+      Time length = Time::ns(static_cast<int64_t>(rng.uniform_int(0, 300'000)));
+      if (!ready && rng.uniform_int(0, 3) == 0) length = Time::ms(1);
+      const Time end = std::min(horizon, t + length);
+      net.kernel.run_until(t);
+      drain->set_ready(ready);
+      if (ready) on_ready(t, end, true);
+      net.kernel.run_until(end);
+      if (ready) on_ready(t, end, false);
+      ready = !ready;
+      t = end;
+    }
+  }
 };
 
 }  // namespace bifrost::net::testing

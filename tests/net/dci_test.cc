@@ -40,10 +40,12 @@ TEST(DciConfigCheck, AutoBufferIsTheBoundAndInstalls) {
   DciConfig c;
   c.slot = Time::us(5);
   const DciPair pair = install_dci(bench.net.kernel, c, bench.sw, 0, bench.sender.nic());
-  // Delta: 2 x 20 us + 500 ns + T(84 B) 6,720 ps + T(1122 B) 89,760 ps = 40,596,480 ps,
-  // 507,456 bytes at 100 Gb/s, + 1102; Rs x T = 62,500; H = Delta + 2 x 62,500 + 1 x 1102.
-  EXPECT_EQ(pair.ingress->delta(), Bytes(508'558));
-  EXPECT_EQ(pair.ingress->buffer(), Bytes(508'558 + 125'000 + 1102));
+  // Delta: 2 x 20 us + 500 ns + T(84 B) 6,720 ps + 2 x T(1122 B) 179,520 ps = 40,686,240 ps,
+  // 508,578 bytes at 100 Gb/s, + 1102; Rs x T = 62,500; H = Delta + 2 x 62,500, and the buffer
+  // H + 1 x 1102.
+  EXPECT_EQ(pair.ingress->delta(), Bytes(509'680));
+  EXPECT_EQ(pair.ingress->target(), Bytes(509'680 + 125'000));
+  EXPECT_EQ(pair.ingress->buffer(), Bytes(509'680 + 125'000 + 1102));
 }
 
 // The paper counts Delta as one one-way delay of bytes. Sized that way (the half of the link
@@ -100,9 +102,9 @@ TEST(DciBufferTopologyA, DciNeedsAboutHalfOfPfc) {
                                                                   .max_frame_bytes = 1102,
                                                                   .max_reverse_frame_bytes = 1102});
   const Bytes pfc_xoff = bytes_in(Time::us(800), Rate::Gbps(100));
-  // Delta = bytes_in(800 us + 6,720 + 89,760 ps) + 1102 = 10,000,000 + 1,206 + 1102.
-  EXPECT_EQ(dci_delta(link), Bytes(10'002'308));
-  EXPECT_EQ(dci, Bytes(10'002'308 + 250'000 + 1102));
+  // Delta = bytes_in(800 us + 6,720 + 2 x 89,760 ps) + 1102 = 10,000,000 + 2,328 + 1102.
+  EXPECT_EQ(dci_delta(link), Bytes(10'003'430));
+  EXPECT_EQ(dci, Bytes(10'003'430 + 250'000 + 1102));
   EXPECT_EQ(pfc_headroom, Bytes(2 * 1102 + 10'001'206));
   EXPECT_EQ(pfc_xoff, Bytes(10'000'000));
   const double saving = 1.0 - static_cast<double>(dci.count()) /

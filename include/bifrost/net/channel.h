@@ -59,6 +59,10 @@ class Channel {
 
   // Probability that a data frame is lost on this channel; throws Error outside [0, 1].
   void set_loss_rate(double probability);
+  // Extra propagation delay per frame, uniform in [0, max_extra] from `rng`, FIFO kept; throws
+  // Error for a negative value.
+  void set_jitter(Time max_extra, RandomStream rng);
+  Time jitter() const { return jitter_; }
   // Drops the n-th data frame sent on this channel (1 = the first one ever sent).
   void drop_nth_data_frame(uint64_t n);
   // Drops the next `times` data frames with this PSN (and, if given, this destination QP).
@@ -79,6 +83,8 @@ class Channel {
   bool take_scripted_drop(const world::Packet& packet);
   void arrive_data(world::PacketPtr packet, uint32_t frame_bytes, uint32_t generation);
   void arrive_control(const ControlFrame& frame, uint32_t generation);
+  // When a frame that finishes serialization at `serialized` leaves the fibre.
+  Time fiber_exit(Time serialized);
 
   world::Scheduler& scheduler_;
   Rate rate_;
@@ -87,6 +93,9 @@ class Channel {
   LinkEnd to_;
   RandomStream rng_;
   double loss_rate_ = 0;
+  Time jitter_ = Time::zero();
+  RandomStream jitter_rng_{0};
+  Time last_exit_ = Time::zero();
   bool up_ = true;
   // Bumped on every failure: a frame that arrives with an older generation was on the wire.
   uint32_t generation_ = 0;

@@ -42,7 +42,7 @@ constexpr Time pause_duration(uint16_t quanta, Rate rate) {
 // New kinds (a CBFC credit update) add an enumerator and their own fields below; receivers
 // dispatch on `kind`. The whole frame must stay small: it is captured by value in the link's
 // arrival event (see Channel).
-enum class ControlKind : uint8_t { kPause };
+enum class ControlKind : uint8_t { kPause, kCreditUpdate };
 
 struct ControlFrame {
   ControlKind kind = ControlKind::kPause;
@@ -50,6 +50,9 @@ struct ControlFrame {
   uint8_t class_enable = 0;
   // Pause time per priority in quanta; zero means resume now.
   std::array<uint16_t, kPriorities> pause_quanta{};
+  // kCreditUpdate (InfiniBand-style credits, flowctl/cbfc.h): the flow-control credit limit in
+  // 64-byte blocks for the one priority in class_enable, modulo 2^(field bits).
+  uint32_t credit_limit = 0;
 
   uint32_t frame_bytes() const { return kPauseFrameBytes; }
 };

@@ -15,7 +15,10 @@ struct LinkConfig {
   Time propagation = Time::zero();
   uint32_t frame_overhead_bytes = kDefaultFrameOverheadBytes;
   double loss_rate = 0;  // per data frame, each direction
-  uint64_t seed = 0;     // for the random loss streams
+  uint64_t seed = 0;     // for the random loss and jitter streams
+  // Fibre delay jitter: every frame's propagation gets an extra uniform [0, jitter] delay drawn
+  // from the seed; frames never overtake each other (a fibre does not reorder).
+  Time jitter = Time::zero();
 };
 
 // Propagation delay of `km` of fibre at 5 us/km, rounded to the picosecond; throws Error for a

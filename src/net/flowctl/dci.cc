@@ -25,7 +25,8 @@ DciPair install_dci(world::Scheduler& scheduler, const DciConfig& config, Switch
                            .propagation = forward.propagation(),
                            .ingress_latency = downstream.processing_latency(),
                            .max_frame_bytes = config.max_frame_bytes,
-                           .overhead_bytes = forward.overhead_bytes()};
+                           .overhead_bytes = forward.overhead_bytes(),
+                           .jitter = forward.jitter()};
   auto ingress = std::make_unique<DciIngress>(scheduler, config, link, reverse);
   DciIngress* raw = ingress.get();
   downstream.set_ingress_flow_control(port, std::move(ingress));  // throws if H won't fit

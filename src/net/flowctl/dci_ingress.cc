@@ -32,10 +32,13 @@ DciIngress::DciIngress(world::Scheduler& scheduler, const DciConfig& config,
         "use PFC",
         config.slot.picoseconds(), link.propagation.picoseconds());
   }
-  if (pause_duration(0xFFFF, link.rate) < config.slot) {
-    throw Error("DCI time slot ({} ps) does not fit the 16-bit pause field ({} ps at {} Gb/s)",
-                config.slot.picoseconds(), pause_duration(0xFFFF, link.rate).picoseconds(),
-                link.rate.gbps());
+  full_pause_ = config.slot + (config.guard_full_pauses ? dci_pause_guard(link_) : Time::zero());
+  if (pause_duration(0xFFFF, link.rate) < full_pause_) {
+    throw Error(
+        "DCI full pause (slot + guard, {} ps) does not fit the 16-bit pause field ({} ps at {} "
+        "Gb/s)",
+        full_pause_.picoseconds(), pause_duration(0xFFFF, link.rate).picoseconds(),
+        link.rate.gbps());
   }
   delta_ = as_signed(dci_delta(link_));
   per_slot_ = as_signed(bytes_in(config.slot, link.rate));
@@ -47,7 +50,8 @@ DciIngress::DciIngress(world::Scheduler& scheduler, const DciConfig& config,
         "Theorem 1 does not hold",
         h.count(), config.leak_every > 0 ? " + k x MTU" : "", need.count(), delta_, per_slot_);
   }
-  h_ = as_signed(h);
+  leak_headroom_ = int64_t{config.leak_every} * link_.max_frame_bytes;
+  h_ = as_signed(h) - leak_headroom_;
   frame_time_ =
       serialization_time(Bytes(uint64_t{link_.max_frame_bytes} + link_.overhead_bytes), link.rate);
   for (State& s : state_) s.f = delta_ + per_slot_;  // the upstream starts unpaused
@@ -83,7 +87,8 @@ void DciIngress::on_released(int priority, const IngressUsage& usage) {
 uint16_t DciIngress::pause_quanta(int64_t grant) const {
   if (grant >= per_slot_) return 0;
   const Time open = serialization_time(Bytes(static_cast<uint64_t>(grant)), link_.rate);
-  const Time pause = std::min(config_.slot, config_.slot - open + frame_time_);
+  const Time pause =
+      grant <= 0 ? full_pause_ : std::min(config_.slot, config_.slot - open + frame_time_);
   const Time quantum = pause_duration(1, link_.rate);
   // Rounded up: a longer pause only grants less.
   int64_t quanta = (pause.picoseconds() + quantum.picoseconds() - 1) / quantum.picoseconds();
@@ -107,6 +112,7 @@ void DciIngress::on_slot() {
       s.counters.leak_deducted += static_cast<uint64_t>(-s.f);
       s.f = 0;
     }
+    s.counters.max_excess = std::max(s.counters.max_excess, l + s.f - h_);
     int64_t c = std::min(per_slot_, h_ - l - s.f);
     if (leak_slot) c -= std::max<int64_t>(0, l + s.f - h_);
     c = std::max<int64_t>(0, c);  // a grant cannot be taken back

@@ -6,8 +6,10 @@
 //   c = min(Rs x T, H - L - F); every k slots c' = max(0, c - (L + F - H)^+),
 //   pause p = T - c'/Rs (+ one frame time, below) clamped to [0, T], sent as a standard pause
 //   frame in 512-bit quanta rounded up when p > 0, and F = min(Delta + Rs x T, F + c').
-// The upstream half is the unchanged PfcGate. The buffer is H per priority, reserved for the
-// port (headroom with xoff 0), so anything beyond H is a kHeadroomExceeded drop.
+// A full pause (c' = 0) lasts T plus a guard (dci_pause_guard) so that a chain of them leaves
+// no gap. The upstream half is the unchanged PfcGate. The buffer is H + k x S per priority,
+// reserved for the port (headroom with xoff 0), so anything beyond it is a kHeadroomExceeded
+// drop; the k x S above H absorbs leaks until leak handling deducts them.
 #include <array>
 #include <cstdint>
 
@@ -24,6 +26,9 @@ struct DciPriorityCounters {
   uint64_t pauses = 0;         // slots that sent p > 0
   uint64_t full_pauses = 0;    // slots with p = T (nothing granted)
   uint64_t leak_deducted = 0;  // bytes of over-grant found by leak handling (F below zero)
+  // L + F - H at a slot before its grant (after leak handling reset F): above zero only when
+  // leaked bytes were found; its maximum over all slots.
+  int64_t max_excess = INT64_MIN;
   // L + F after each slot's grant, extremes over all slots after the first.
   int64_t min_sum = INT64_MAX;
   int64_t max_sum = INT64_MIN;
@@ -42,7 +47,10 @@ class DciIngress final : public IngressFlowControl {
   void on_admitted(int priority, const IngressUsage& usage) override;
   void on_released(int priority, const IngressUsage& usage) override;
 
-  Bytes buffer() const { return Bytes(static_cast<uint64_t>(h_)); }
+  // The buffer reserved per priority: H + k x S.
+  Bytes buffer() const { return Bytes(static_cast<uint64_t>(h_ + leak_headroom_)); }
+  // H: what the algorithm grants up to.
+  Bytes target() const { return Bytes(static_cast<uint64_t>(h_)); }
   Bytes delta() const { return Bytes(static_cast<uint64_t>(delta_)); }
   Bytes per_slot() const { return Bytes(static_cast<uint64_t>(per_slot_)); }
   // The algorithm's state of a priority after the last slot.
@@ -67,9 +75,11 @@ class DciIngress final : public IngressFlowControl {
   DciLinkParams link_;
   EgressPort& reverse_;
   int64_t h_ = 0;
+  int64_t leak_headroom_ = 0;  // k x S
   int64_t delta_ = 0;
   int64_t per_slot_ = 0;  // Rs x T
   Time frame_time_;       // wire time of the largest frame
+  Time full_pause_;       // T, or T + dci_pause_guard
   uint64_t slot_index_ = 0;
   world::TimerId timer_{};
   std::array<State, kPriorities> state_{};

@@ -1,6 +1,7 @@
 #pragma once
-// Big-endian (network order) and little-endian loads and stores on raw bytes. Callers check
-// bounds first; these compile to single moves plus a byte swap.
+// Big-endian (network order) and little-endian loads and stores on raw bytes, shared by every
+// codec of bytes that cross the network. Callers check bounds first; these compile to single
+// moves plus a byte swap.
 #include <cstddef>
 #include <cstdint>
 
