@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   tshark                                # interoperability test of our RoCEv2 frames
   python3 python3-matplotlib            # ICRC cross-check, plots
+  iproute2 nftables                     # the real-world testbed: namespaces, veth, random loss
 )
 
 missing=()

@@ -1,0 +1,146 @@
+#pragma once
+// The real world's packet port: RoCEv2 over UDP sockets. Receives on port 4791 of each local
+// address; sends from one socket per source endpoint (address, UDP source port) in use, made on
+// first use, because a device owns several GIDs and each QP picks its source port.
+//
+// Sending: send() encodes the packet at once into a ring of datagram buffers and a deferred
+// flush hands the ring to the kernel with sendmmsg, one batch per run of packets sharing a
+// socket. transmitted() is told per datagram the kernel took, after the batch call returned, so
+// the device's next send (made from its transmit handler) lands in the ring instead of
+// recursing. The IPv4 header the kernel writes has DF set and, the sockets being unconnected,
+// IP id 0 (Linux's rule for DF datagrams), which is what the ICRC is computed over.
+//
+// Receiving: recvmmsg batches; the destination address comes from IP_PKTINFO, DSCP/ECN from
+// IP_RECVTOS, kernel drops from SO_RXQ_OVFL and the kernel receive time from SO_TIMESTAMPNS.
+// Datagrams that are truncated, do not parse as RoCEv2 or fail the ICRC are counted by reason
+// and dropped.
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "bifrost/real/event_loop.h"
+#include "bifrost/world/packet_port.h"
+
+namespace bifrost::real {
+
+struct UdpPortConfig {
+  // Addresses to receive on (the device's GIDs); each must be configured on this host.
+  std::vector<world::Ipv4> local_addresses;
+  uint16_t listen_port = 4791;
+  // Datagrams per sendmmsg / recvmmsg call.
+  size_t batch = 32;
+  // Largest datagram handled: MTU 4096 payload plus every RoCEv2 header, with room to spare.
+  size_t max_datagram = 4096 + 256;
+  // SO_RCVBUF / SO_SNDBUF; forced past the sysctl limits when running as root.
+  int socket_buffer_bytes = 16 << 20;
+};
+
+struct UdpPortCounters {
+  uint64_t tx_datagrams = 0;
+  uint64_t tx_bytes = 0;  // UDP payload bytes
+  uint64_t tx_calls = 0;  // sendmmsg calls that sent something
+  uint64_t tx_would_block = 0;
+  uint64_t tx_errors = 0;  // datagrams dropped: encode failure, no socket, kernel refusal
+  uint64_t rx_datagrams = 0;
+  uint64_t rx_bytes = 0;
+  uint64_t rx_calls = 0;
+  uint64_t rx_delivered = 0;
+  uint64_t rx_truncated = 0;  // longer than max_datagram
+  uint64_t rx_malformed = 0;  // not a RoCEv2 UDP payload bifrost can decode
+  uint64_t rx_bad_icrc = 0;
+  uint64_t rx_no_destination = 0;  // no IP_PKTINFO (should not happen)
+  uint64_t rx_kernel_drops = 0;    // dropped by the kernel: receive buffer full (SO_RXQ_OVFL)
+  uint64_t rx_dropped() const {
+    return rx_truncated + rx_malformed + rx_bad_icrc + rx_no_destination;
+  }
+};
+
+class UdpPort final : public world::PacketPort {
+ public:
+  // Binds the receive sockets; throws Error naming the address when one cannot be bound.
+  UdpPort(EventLoop& loop, UdpPortConfig config);
+  ~UdpPort() override;
+  UdpPort(const UdpPort&) = delete;
+  UdpPort& operator=(const UdpPort&) = delete;
+
+  void send(world::PacketPtr packet) override;
+
+  const UdpPortCounters& counters() const { return counters_; }
+  // The last send failure, for error messages ("" if none).
+  const std::string& last_tx_error() const { return last_tx_error_; }
+  // The kernel receive time of the last datagram, on the monotonic clock (Time::zero() if the
+  // kernel gave none), and its mean lead over the moment the datagram was handed to the
+  // device: the socket-queueing delay a NIC timestamp would not include.
+  Time last_rx_kernel_time() const { return last_rx_kernel_time_; }
+  Time mean_rx_queueing() const;
+  // Datagrams waiting in the send ring.
+  size_t tx_pending() const { return tx_count_; }
+
+ private:
+  struct TxItem {
+    int fd = -1;
+    sockaddr_in dst{};
+    uint32_t length = 0;
+    uint8_t tos = 0;
+  };
+  struct RxSocket {
+    int fd = -1;
+    world::Ipv4 address;
+  };
+
+  int source_socket(const world::Endpoint& src);
+  void schedule_flush();
+  void flush();
+  // Sends the run of ring items starting at the head that share one socket; returns false
+  // when the kernel would block.
+  bool flush_run();
+  void drop_head(const std::string& why);
+  void pop_head_transmitted();
+  void grow_ring();
+  std::byte* tx_buffer(size_t ring_index) { return tx_bytes_.data() + ring_index * datagram_; }
+  void on_writable(int fd);
+  void receive(const RxSocket& socket);
+  void handle_datagram(const RxSocket& socket, size_t index, size_t length);
+
+  EventLoop& loop_;
+  UdpPortConfig config_;
+  size_t datagram_;
+  UdpPortCounters counters_;
+  std::string last_tx_error_;
+  std::vector<RxSocket> rx_sockets_;
+  std::unordered_map<uint64_t, int> tx_sockets_;
+  std::vector<int> blocked_fds_;  // waiting for EPOLLOUT
+
+  // The send ring: items and their datagram bytes, capacity a power of two.
+  std::vector<TxItem> tx_ring_;
+  std::vector<std::byte> tx_bytes_;
+  size_t tx_head_ = 0;
+  size_t tx_count_ = 0;
+  bool flush_scheduled_ = false;
+  bool flushing_ = false;
+  bool blocked_ = false;
+  std::vector<mmsghdr> tx_msgs_;
+  std::vector<iovec> tx_iov_;
+  std::vector<std::byte> tx_control_;
+  std::vector<std::byte> scratch_payload_;
+
+  // Receive batch buffers.
+  std::vector<std::byte> rx_bytes_;
+  std::vector<mmsghdr> rx_msgs_;
+  std::vector<iovec> rx_iov_;
+  std::vector<sockaddr_in> rx_names_;
+  std::vector<std::byte> rx_control_;
+  int64_t realtime_offset_ns_ = 0;
+  Time realtime_offset_taken_;
+  Time last_rx_kernel_time_;
+  Time rx_queueing_sum_;
+  uint64_t rx_queueing_samples_ = 0;
+  uint32_t last_overflow_count_ = 0;
+};
+
+}  // namespace bifrost::real

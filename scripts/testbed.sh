@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Two network namespaces joined by a veth pair, for running bifrost over a real (kernel) network
+# with controlled impairments. Side a is 10.77.0.1, side b is 10.77.0.2 (MTU 9000, so RoCE MTU
+# 4096 datagrams fit).
+#
+#   scripts/testbed.sh [options] --b "server command" --a "client command"
+#
+#   --loss-permille N   drop N/1000 of the UDP 4791 datagrams entering each side, at random
+#                       (nftables numgen); the drop and datagram counters are printed at the end
+#   --rate RATE         limit each direction with tbf (e.g. 1gbit)
+#   --aliases K         give each side K extra addresses 10.77.i.{1,2} (i = 1..K), each with a
+#                       policy route of its own (source-address routing for multi-path)
+#   --counters FILE     also write the counters as JSON to FILE
+#   --b CMD / --a CMD   run CMD inside namespace b (started first, in the background) / a; both
+#                       see BF_A_IP and BF_B_IP. The script waits for both and fails if either does.
+#   --b-delay SECONDS   wait this long after starting b before starting a (default 0.3)
+#
+# Needs root (namespaces, nftables, tc). Always tears everything down, also on errors/Ctrl-C.
+set -euo pipefail
+
+loss=0 rate= aliases=0 counters= cmd_a= cmd_b= b_delay=0.3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --loss-permille) loss=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --aliases) aliases=$2; shift 2 ;;
+    --counters) counters=$2; shift 2 ;;
+    --a) cmd_a=$2; shift 2 ;;
+    --b) cmd_b=$2; shift 2 ;;
+    --b-delay) b_delay=$2; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) echo "testbed: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [ "$(id -u)" -ne 0 ]; then
+  echo "testbed: needs root (network namespaces, nftables, tc); run it with sudo" >&2
+  exit 77
+fi
+for tool in ip nft; do
+  command -v "$tool" >/dev/null || { echo "testbed: '$tool' is missing (apt-get install iproute2 nftables)" >&2; exit 77; }
+done
+if ! [[ "$loss" =~ ^[0-9]+$ ]] || [ "$loss" -gt 1000 ]; then
+  echo "testbed: --loss-permille must be 0..1000, not '$loss'" >&2; exit 2
+fi
+
+# Names unique per run so parallel tests do not collide.
+id=$$
+ns_a=bfa$id ns_b=bfb$id veth_a=bfa$id veth_b=bfb$id
+export BF_A_IP=10.77.0.1 BF_B_IP=10.77.0.2
+pid_b=
+
+teardown() {
+  [ -n "$pid_b" ] && kill "$pid_b" 2>/dev/null || true
+  ip netns del "$ns_a" 2>/dev/null || true
+  ip netns del "$ns_b" 2>/dev/null || true
+}
+trap teardown EXIT INT TERM
+
+ip netns add "$ns_a"
+ip netns add "$ns_b"
+ip link add "$veth_a" netns "$ns_a" type veth peer name "$veth_b" netns "$ns_b"
+setup_side() {  # ns dev ip side_octet
+  local ns=$1 dev=$2 addr=$3 host=$4
+  ip -n "$ns" link set lo up
+  ip -n "$ns" link set "$dev" mtu 9000 up
+  ip -n "$ns" addr add "$addr/24" dev "$dev"
+  for i in $(seq 1 "$aliases"); do
+    ip -n "$ns" addr add "10.77.$i.$host/24" dev "$dev"
+    ip -n "$ns" route add "10.77.$i.0/24" dev "$dev" src "10.77.$i.$host" table $((100 + i))
+    ip -n "$ns" rule add from "10.77.$i.$host" table $((100 + i))
+  done
+  if [ -n "$rate" ]; then
+    tc -n "$ns" qdisc add dev "$dev" root tbf rate "$rate" burst 256kb latency 50ms
+  fi
+  ip netns exec "$ns" nft -f - <<NFT
+table inet bifrost {
+  counter datagrams {}
+  counter drops {}
+  chain input {
+    type filter hook input priority 0; policy accept;
+    udp dport 4791 counter name datagrams
+    udp dport 4791 numgen random mod 1000 < $loss counter name drops drop
+  }
+}
+NFT
+}
+setup_side "$ns_a" "$veth_a" "$BF_A_IP" 1
+setup_side "$ns_b" "$veth_b" "$BF_B_IP" 2
+
+counter() {  # ns name
+  ip netns exec "$1" nft list counter inet bifrost "$2" | awk '/packets/ {print $2; exit}'
+}
+
+status=0
+if [ -n "$cmd_b" ]; then
+  ip netns exec "$ns_b" sh -c "$cmd_b" &
+  pid_b=$!
+  sleep "$b_delay"
+fi
+if [ -n "$cmd_a" ]; then
+  ip netns exec "$ns_a" sh -c "$cmd_a" || status=$?
+fi
+if [ -n "$pid_b" ]; then
+  wait "$pid_b" || { [ "$status" -eq 0 ] && status=$?; } || true
+  pid_b=
+fi
+
+seen_a=$(counter "$ns_a" datagrams) drops_a=$(counter "$ns_a" drops)
+seen_b=$(counter "$ns_b" datagrams) drops_b=$(counter "$ns_b" drops)
+echo "testbed: UDP 4791 into a: $seen_a datagrams, $drops_a dropped; into b: $seen_b datagrams, $drops_b dropped (loss $loss/1000)"
+if [ -n "$counters" ]; then
+  printf '{"a": {"datagrams": %s, "drops": %s}, "b": {"datagrams": %s, "drops": %s}, "loss_permille": %s}\n' \
+    "$seen_a" "$drops_a" "$seen_b" "$drops_b" "$loss" >"$counters"
+fi
+exit "$status"

@@ -1,0 +1,88 @@
+#include "bifrost/real/bootstrap.h"
+
+#include "bifrost/core/error.h"
+
+namespace bifrost::real {
+
+nlohmann::json to_json(const PeerInfo& info) {
+  nlohmann::json qps = nlohmann::json::array();
+  for (const QpEndpointInfo& q : info.qps) qps.push_back({{"qpn", q.qpn}, {"psn", q.psn}});
+  return {{"bifrost_version", info.version},
+          {"ip", world::to_string(info.ip)},
+          {"mtu", info.mtu},
+          {"buffer_va", info.buffer_va},
+          {"buffer_length", info.buffer_length},
+          {"rkey", info.rkey},
+          {"qps", qps},
+          {"settings", info.settings}};
+}
+
+PeerInfo peer_info_from_json(const nlohmann::json& m) {
+  try {
+    PeerInfo info;
+    info.version = m.at("bifrost_version").get<int>();
+    if (info.version != kBootstrapVersion) return info;  // checked by the caller
+    info.ip = world::parse_ipv4(m.at("ip").get<std::string>());
+    info.mtu = m.at("mtu").get<uint32_t>();
+    info.buffer_va = m.at("buffer_va").get<uint64_t>();
+    info.buffer_length = m.at("buffer_length").get<uint64_t>();
+    info.rkey = m.at("rkey").get<uint32_t>();
+    for (const auto& q : m.at("qps")) {
+      info.qps.push_back({q.at("qpn").get<uint32_t>(), q.at("psn").get<uint32_t>()});
+    }
+    info.settings = m.at("settings");
+    return info;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("the peer's connection info is malformed: {}", e.what());
+  } catch (const Error& e) {
+    throw Error("the peer's connection info is malformed: {}", e.what());
+  }
+}
+
+namespace {
+
+// The first reason `peer` cannot work with `mine`, or "".
+std::string incompatibility(const PeerInfo& mine, const PeerInfo& peer) {
+  if (peer.version != mine.version) {
+    return fmt::format(
+        "bootstrap protocol version {} here, {} at the peer: use the same "
+        "bifrost build on both sides",
+        mine.version, peer.version);
+  }
+  for (const auto& [key, value] : mine.settings.items()) {
+    const auto it = peer.settings.find(key);
+    const std::string theirs = it == peer.settings.end() ? "(unset)" : it->dump();
+    if (it == peer.settings.end() || *it != value) {
+      return fmt::format(
+          "setting '{}' is {} here but {} at the peer: server and client must "
+          "be given the same flags",
+          key, value.dump(), theirs);
+    }
+  }
+  if (peer.qps.size() != mine.qps.size()) {
+    return fmt::format("{} QPs here, {} at the peer", mine.qps.size(), peer.qps.size());
+  }
+  for (const QpEndpointInfo& q : peer.qps) {
+    if (q.qpn < 2 || q.qpn > 0xFFFFFF || q.psn > 0xFFFFFF) {
+      return fmt::format("the peer announced QPN {} / PSN {}: not valid 24-bit values", q.qpn,
+                         q.psn);
+    }
+  }
+  if (peer.mtu != mine.mtu) return fmt::format("MTU {} here, {} at the peer", mine.mtu, peer.mtu);
+  return "";
+}
+
+}  // namespace
+
+PeerInfo exchange_peer_info(ControlChannel& channel, const PeerInfo& mine, Time timeout) {
+  channel.send(to_json(mine));
+  const PeerInfo peer = peer_info_from_json(channel.receive(timeout));
+  const std::string why = incompatibility(mine, peer);
+  if (!why.empty()) {
+    channel.send_error(why);
+    throw Error("incompatible peer {}: {}", channel.peer_name(), why);
+  }
+  return peer;
+}
+
+}  // namespace bifrost::real

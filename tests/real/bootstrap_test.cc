@@ -1,0 +1,110 @@
+// The TCP bootstrap: a good exchange, an absent server, and peers that disagree.
+#include "bifrost/real/bootstrap.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+
+#include "bifrost/core/error.h"
+#include "loopback_pair.h"
+
+namespace bifrost::real {
+namespace {
+
+uint16_t test_port() {
+  return static_cast<uint16_t>(20000 + ::getpid() % 20000);
+}
+
+PeerInfo info(uint32_t qpn, const std::string& test = "write_bw") {
+  PeerInfo p;
+  p.ip = world::Ipv4::of(10, 0, 0, 1);
+  p.buffer_va = 0x1000;
+  p.buffer_length = 1 << 20;
+  p.rkey = 0xABCD;
+  p.qps = {{qpn, 77}};
+  p.settings = {{"test", test}, {"size", 65536}};
+  return p;
+}
+
+// Runs a server exchange on another thread and returns its result (or rethrows its error).
+std::future<PeerInfo> serve(PeerInfo mine) {
+  return std::async(std::launch::async, [mine] {
+    ControlChannel channel = ControlChannel::accept("127.0.0.1", test_port(), Time::s(10));
+    return exchange_peer_info(channel, mine, Time::s(10));
+  });
+}
+
+TEST(Bootstrap, PeersLearnEachOthersQueuePairs) {
+  auto server = serve(info(5));
+  ControlChannel client = ControlChannel::connect("127.0.0.1", test_port(), Time::s(10));
+  const PeerInfo got = exchange_peer_info(client, info(9), Time::s(10));
+  EXPECT_EQ(got.qps.at(0).qpn, 5u);
+  EXPECT_EQ(got.qps.at(0).psn, 77u);
+  EXPECT_EQ(got.rkey, 0xABCDu);
+  EXPECT_EQ(got.ip, world::Ipv4::of(10, 0, 0, 1));
+  EXPECT_EQ(server.get().qps.at(0).qpn, 9u);
+  EXPECT_EQ(client.local_ip(), world::Ipv4::of(127, 0, 0, 1));
+}
+
+TEST(Bootstrap, AbsentServerIsAClearErrorWithinTheTimeout) {
+  try {
+    ControlChannel::connect("127.0.0.1", test_port(), Time::ms(300));
+    FAIL() << "connected to nothing";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no bifrost-perf server at 127.0.0.1"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Bootstrap, DifferentSettingsAreRefusedOnBothSides) {
+  auto server = serve(info(5, "read_bw"));
+  ControlChannel client = ControlChannel::connect("127.0.0.1", test_port(), Time::s(10));
+  try {
+    exchange_peer_info(client, info(9, "write_bw"), Time::s(10));
+    FAIL() << "accepted a peer running another test";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'test'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(server.get(), Error);
+}
+
+TEST(Bootstrap, OtherVersionIsRefused) {
+  PeerInfo old = info(5);
+  old.version = kBootstrapVersion + 1;
+  auto server = serve(old);
+  ControlChannel client = ControlChannel::connect("127.0.0.1", test_port(), Time::s(10));
+  try {
+    exchange_peer_info(client, info(9), Time::s(10));
+    FAIL() << "accepted another protocol version";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("version"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(server.get(), Error);
+}
+
+TEST(Bootstrap, GarbageFromThePeerIsAClearError) {
+  auto server = std::async(std::launch::async, [] {
+    ControlChannel channel = ControlChannel::accept("127.0.0.1", test_port(), Time::s(10));
+    const char junk[] = "HTTP/1.1 200 OK\n";
+    ::send(channel.fd(), junk, sizeof junk - 1, 0);
+    channel.receive(Time::s(2));  // the client's info
+    channel.receive(Time::s(2));  // throws once the client hangs up
+  });
+  ControlChannel client = ControlChannel::connect("127.0.0.1", test_port(), Time::s(10));
+  EXPECT_THROW(exchange_peer_info(client, info(9), Time::s(10)), Error);
+  { ControlChannel closing = std::move(client); }  // hang up so the server thread ends
+  EXPECT_THROW(server.get(), Error);
+}
+
+TEST(Bootstrap, SilentPeerTimesOut) {
+  auto server = std::async(std::launch::async, [] {
+    ControlChannel channel = ControlChannel::accept("127.0.0.1", test_port(), Time::s(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  });
+  ControlChannel client = ControlChannel::connect("127.0.0.1", test_port(), Time::s(10));
+  EXPECT_THROW(exchange_peer_info(client, info(9), Time::ms(200)), Error);
+  server.get();
+}
+
+}  // namespace
+}  // namespace bifrost::real

@@ -1,0 +1,48 @@
+#pragma once
+// bifrost-perf's settings, shaped like perftest's: server and client take the same flags, the
+// client adds the server's address.
+#include <cstdint>
+#include <string>
+
+namespace bifrost::perf {
+
+enum class Op { write, send, read };
+
+struct Options {
+  std::string test;    // write_bw, send_bw, read_bw, write_lat, send_lat
+  std::string server;  // empty: this is the server
+  uint32_t size = 65536;
+  bool all_sizes = false;
+  uint64_t iterations = 0;  // 0: 5000 for bandwidth tests, 1000 for latency tests
+  double duration = 0;      // seconds; replaces iterations when set (bandwidth tests)
+  uint32_t qps = 1;
+  std::string connection = "RC";
+  std::string transport = "rc";
+  bool report_gbits = false;
+  std::string out_json;
+  bool verify = false;
+  uint32_t mtu = 4096;
+  std::string bind;  // local address; default: the one the control connection uses
+  uint16_t port = 18515;
+  uint32_t tx_depth = 128;
+  double timeout = 10;  // seconds without progress before giving up
+  uint8_t qp_timeout = 12;
+  bool busy_poll = false;
+
+  bool is_client() const { return !server.empty(); }
+  bool is_latency() const { return test.ends_with("_lat"); }
+  Op op() const {
+    if (test.starts_with("write")) return Op::write;
+    if (test.starts_with("send")) return Op::send;
+    return Op::read;
+  }
+  uint64_t effective_iterations() const {
+    return iterations != 0 ? iterations : (is_latency() ? 1000 : 5000);
+  }
+  uint32_t max_size() const { return all_sizes ? (1u << 23) : size; }
+};
+
+// Throws Error for combinations that cannot run (READ on UC, UD, other transports...).
+void validate(const Options& options);
+
+}  // namespace bifrost::perf

@@ -1,0 +1,127 @@
+#include "report.h"
+
+#include <fmt/core.h>
+
+#include <fstream>
+
+#include "bifrost/core/error.h"
+
+namespace bifrost::perf {
+namespace {
+
+constexpr const char* kRule =
+    "---------------------------------------------------------------------------------------";
+
+std::string title(const Options& o) {
+  const std::string op = o.op() == Op::write  ? "RDMA_Write"
+                         : o.op() == Op::send ? "Send"
+                                              : "RDMA_Read";
+  return fmt::format("{} {} Test", op, o.is_latency() ? "Latency" : "BW");
+}
+
+void print_address(const char* who, const real::PeerInfo& info, size_t qp) {
+  fmt::print(" {} address: QPN {:#06x} PSN {:#08x} RKey {:#010x} VAddr {:#016x}\n GID: {}\n", who,
+             info.qps.at(qp).qpn, info.qps.at(qp).psn, info.rkey, info.buffer_va,
+             world::to_string(info.ip));
+}
+
+uint64_t counter(const nlohmann::json& j, const char* key) {
+  return j.contains(key) ? j[key].get<uint64_t>() : 0;
+}
+
+}  // namespace
+
+void print_banner(Session& s) {
+  const Options& o = s.options();
+  fmt::print("{}\n{:>20}{}\n", kRule, "", title(o));
+  fmt::print(" Number of qps   : {:<16}Transport type : bifrost soft RNIC ({})\n", o.qps,
+             o.transport);
+  fmt::print(" Connection type : {:<16}Using SRQ      : OFF\n", o.connection);
+  fmt::print(" {} : {}\n", o.is_latency() ? "TX depth       " : "TX depth       ",
+             o.is_latency() ? 1 : std::min(o.tx_depth, s.slots()));
+  fmt::print(" Mtu             : {}[B]\n", o.mtu);
+  fmt::print(" Link type       : Ethernet (RoCEv2, UDP 4791)\n");
+  fmt::print(" Data ex. method : TCP (bootstrap protocol {})\n", real::kBootstrapVersion);
+  fmt::print(" Verify          : {}\n", o.verify ? "ON (every message)" : "OFF");
+  fmt::print("{}\n", kRule);
+  for (size_t qp = 0; qp < s.qp_count(); ++qp) {
+    print_address("local", s.mine(), qp);
+    print_address("remote", s.peer(), qp);
+  }
+  fmt::print("{}\n", kRule);
+}
+
+void print_table_header(const Options& o) {
+  if (o.is_latency()) {
+    fmt::print(
+        " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
+        "t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]\n");
+    return;
+  }
+  const char* unit = o.report_gbits ? "Gb/sec" : "MB/sec";
+  fmt::print(" #bytes     #iterations    BW peak[{}]    BW average[{}]   MsgRate[Mpps]\n", unit,
+             unit);
+}
+
+void print_row(const Options& o, const SizeResult& r) {
+  if (o.is_latency()) {
+    fmt::print(
+        " {:<6} {:<10}     {:<10.2f}     {:<10.2f}   {:<10.2f}       {:<10.2f}     "
+        "{:<10.2f}      {:<10.2f}             {:<10.2f}\n",
+        r.bytes, r.iterations, r.t_min, r.t_max, r.t_typical, r.t_avg, r.t_stdev, r.t_p99,
+        r.t_p999);
+  } else {
+    const double scale = o.report_gbits ? 8.0 / 1000.0 : 1.0;
+    fmt::print(" {:<10} {:<10}       {:<14.2f}     {:<14.2f}       {:.6f}\n", r.bytes, r.iterations,
+               r.bw_peak_mbps * scale, r.bw_avg_mbps * scale, r.msg_rate_mpps);
+  }
+  std::fflush(stdout);
+}
+
+void print_footer(const Options& o, const RunResults& r) {
+  fmt::print("{}\n", kRule);
+  const nlohmann::json& local = r.local_counters;
+  const nlohmann::json& peer = r.peer_counters;
+  fmt::print(" retransmissions : {} here, {} at the peer (timeouts {} / {})\n",
+             counter(local, "retransmissions"), counter(peer, "retransmissions"),
+             counter(local, "timeouts"), counter(peer, "timeouts"));
+  fmt::print(
+      " drops seen      : out-of-sequence {} / {}, socket overflow {} / {}, bad packets "
+      "{} / {} (here / peer)\n",
+      counter(local, "rx_dropped_sequence"), counter(peer, "rx_dropped_sequence"),
+      counter(local, "udp_rx_kernel_drops"), counter(peer, "udp_rx_kernel_drops"),
+      counter(local, "udp_rx_malformed") + counter(local, "udp_rx_bad_icrc") +
+          counter(local, "udp_rx_truncated"),
+      counter(peer, "udp_rx_malformed") + counter(peer, "udp_rx_bad_icrc") +
+          counter(peer, "udp_rx_truncated"));
+  if (o.verify) {
+    fmt::print(" verified        : {} messages intact, {} corrupt, {} missing\n", r.verified,
+               r.corrupt, r.missing);
+  }
+  fmt::print(" CPU time        : {:.2f} s (user + system, this process)\n", r.cpu_seconds);
+  fmt::print("{}\n", kRule);
+}
+
+void write_json(const std::string& path, const Options& o, const RunResults& r) {
+  nlohmann::json sizes = nlohmann::json::array();
+  for (const SizeResult& s : r.sizes) sizes.push_back(to_json(s));
+  const nlohmann::json doc = {{"test", o.test},
+                              {"role", o.is_client() ? "client" : "server"},
+                              {"connection", o.connection},
+                              {"transport", o.transport},
+                              {"mtu", o.mtu},
+                              {"qps", o.qps},
+                              {"verify", o.verify},
+                              {"results", sizes},
+                              {"verified", r.verified},
+                              {"corrupt", r.corrupt},
+                              {"missing", r.missing},
+                              {"cpu_seconds", r.cpu_seconds},
+                              {"counters", r.local_counters},
+                              {"peer_counters", r.peer_counters}};
+  std::ofstream out(path);
+  if (!out) throw Error("cannot write {}", path);
+  out << doc.dump(2) << "\n";
+}
+
+}  // namespace bifrost::perf

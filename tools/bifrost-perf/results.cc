@@ -1,0 +1,40 @@
+#include "results.h"
+
+namespace bifrost::perf {
+
+nlohmann::json to_json(const SizeResult& r) {
+  return {{"bytes", r.bytes},
+          {"iterations", r.iterations},
+          {"seconds", r.seconds},
+          {"bw_peak_MBps", r.bw_peak_mbps},
+          {"bw_avg_MBps", r.bw_avg_mbps},
+          {"bw_avg_Gbps", r.bw_avg_mbps * 8 / 1000},
+          {"msg_rate_Mpps", r.msg_rate_mpps},
+          {"t_min_us", r.t_min},
+          {"t_max_us", r.t_max},
+          {"t_typical_us", r.t_typical},
+          {"t_avg_us", r.t_avg},
+          {"t_stdev_us", r.t_stdev},
+          {"t_p99_us", r.t_p99},
+          {"t_p999_us", r.t_p999}};
+}
+
+SizeResult size_result_from_json(const nlohmann::json& j) {
+  SizeResult r;
+  r.bytes = j.at("bytes").get<uint32_t>();
+  r.iterations = j.at("iterations").get<uint64_t>();
+  r.seconds = j.at("seconds").get<double>();
+  r.bw_peak_mbps = j.at("bw_peak_MBps").get<double>();
+  r.bw_avg_mbps = j.at("bw_avg_MBps").get<double>();
+  r.msg_rate_mpps = j.at("msg_rate_Mpps").get<double>();
+  r.t_min = j.at("t_min_us").get<double>();
+  r.t_max = j.at("t_max_us").get<double>();
+  r.t_typical = j.at("t_typical_us").get<double>();
+  r.t_avg = j.at("t_avg_us").get<double>();
+  r.t_stdev = j.at("t_stdev_us").get<double>();
+  r.t_p99 = j.at("t_p99_us").get<double>();
+  r.t_p999 = j.at("t_p999_us").get<double>();
+  return r;
+}
+
+}  // namespace bifrost::perf

@@ -1,0 +1,43 @@
+#pragma once
+// What a bifrost-perf run measured, for the table, the JSON file and the peer.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bifrost::perf {
+
+struct SizeResult {
+  uint32_t bytes = 0;
+  uint64_t iterations = 0;  // messages completed (all QPs) or round trips
+  double seconds = 0;
+  // Bandwidth tests: MB/s (10^6 bytes) and millions of messages per second.
+  double bw_peak_mbps = 0;
+  double bw_avg_mbps = 0;
+  double msg_rate_mpps = 0;
+  // Latency tests: one-way time (half the round trip) in microseconds.
+  double t_min = 0, t_max = 0, t_typical = 0, t_avg = 0, t_stdev = 0, t_p99 = 0, t_p999 = 0;
+};
+
+// What the receiving side saw, sent back to the client at the end of every size.
+struct PeerStats {
+  uint64_t verified = 0;  // messages whose content was checked and correct
+  uint64_t corrupt = 0;
+  nlohmann::json counters = nlohmann::json::object();
+};
+
+struct RunResults {
+  std::vector<SizeResult> sizes;
+  uint64_t verified = 0;  // checked here or at the peer
+  uint64_t corrupt = 0;
+  uint64_t missing = 0;  // verified messages the peer never saw (UC under loss)
+  double cpu_seconds = 0;
+  nlohmann::json local_counters = nlohmann::json::object();
+  nlohmann::json peer_counters = nlohmann::json::object();
+};
+
+nlohmann::json to_json(const SizeResult& r);
+SizeResult size_result_from_json(const nlohmann::json& j);
+
+}  // namespace bifrost::perf

@@ -1,0 +1,526 @@
+#include "runs.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "bifrost/core/error.h"
+
+namespace bifrost::perf {
+namespace {
+
+using rnic::WcOpcode;
+using rnic::WcStatus;
+using rnic::WorkCompletion;
+using rnic::WrOpcode;
+
+constexpr uint64_t kQpShift = 40;
+constexpr uint64_t kIndexMask = (uint64_t{1} << kQpShift) - 1;
+constexpr Time kTick = Time::ms(100);
+
+uint64_t wr_id(size_t qp, uint64_t k) {
+  return (uint64_t{qp} << kQpShift) | (k & kIndexMask);
+}
+size_t qp_of(uint64_t id) {
+  return static_cast<size_t>(id >> kQpShift);
+}
+uint64_t index_of(uint64_t id) {
+  return id & kIndexMask;
+}
+
+// Common machinery: CQ draining, deferred posting, the 100 ms watchdog (peer liveness, stall,
+// progress and peak bandwidth), and the first failure.
+class Runner {
+ public:
+  Runner(Session& s, uint32_t size) : s_(s), o_(s.options()), size_(size) {
+    s_.cq().set_handler([this] { drain(); });
+  }
+  virtual ~Runner() {
+    s_.cq().set_handler(nullptr);
+    s_.loop().cancel(tick_);
+  }
+
+  // Runs until done() or a failure; throws Error on failure.
+  void run(bool watch_channel) {
+    watch_channel_ = watch_channel;
+    start_ = last_progress_ = last_tick_ = s_.loop().now();
+    arm_tick();
+    schedule_post();
+    s_.loop().run_until([this] { return !failure_.empty() || done(); });
+    s_.loop().cancel(tick_);
+    if (!failure_.empty()) throw Error("{}", failure_);
+  }
+
+ protected:
+  virtual void on_completion(const WorkCompletion& wc) = 0;
+  virtual void post_more() = 0;
+  virtual bool done() const = 0;
+  virtual uint64_t progress_bytes() const = 0;
+  virtual std::string progress_line(Time elapsed) const {
+    return fmt::format("{:.1f} s: {:.1f} MB", elapsed.seconds(), progress_bytes() / 1e6);
+  }
+
+  void fail(std::string why) {
+    if (failure_.empty()) failure_ = std::move(why);
+  }
+  void schedule_post() {
+    if (post_scheduled_) return;
+    post_scheduled_ = true;
+    s_.loop().defer([this] {
+      post_scheduled_ = false;
+      if (failure_.empty()) post_more();
+    });
+  }
+  void progressed() { last_progress_ = s_.loop().now(); }
+  void post(size_t qp, const rnic::SendWr& wr) {
+    try {
+      s_.qp(qp).post_send(wr);
+    } catch (const Error& e) {
+      fail(fmt::format("post_send on QP {}: {}", qp, e.what()));
+    }
+  }
+  void post_recv(size_t qp, uint64_t slot) {
+    const rnic::RecvWr wr{wr_id(qp, slot),
+                          rnic::Sge{s_.slot_va(qp, slot), o_.max_size(), s_.lkey()}};
+    s_.qp(qp).post_recv(wr);
+  }
+  void check(uint32_t seed, std::span<const std::byte> bytes, const char* what, uint64_t k) {
+    if (holds_pattern(seed, bytes)) {
+      ++verified_;
+    } else {
+      if (corrupt_ == 0) {
+        fmt::print(stderr, "bifrost-perf: CORRUPT {} message {} ({} bytes)\n", what, k,
+                   bytes.size());
+      }
+      ++corrupt_;
+    }
+  }
+
+  Session& s_;
+  const Options& o_;
+  uint32_t size_;
+  Time start_;
+  double peak_bps_ = 0;
+  uint64_t verified_ = 0;
+  uint64_t corrupt_ = 0;
+
+ private:
+  void drain() {
+    WorkCompletion wcs[64];
+    size_t n = 0;
+    while ((n = s_.cq().poll(64, wcs)) > 0) {
+      for (size_t i = 0; i < n; ++i) {
+        if (wcs[i].status != WcStatus::success) {
+          fail(
+              fmt::format("QP {} work request {} failed: {} (the peer stopped answering or "
+                          "refused the access)",
+                          s_.qp(qp_of(wcs[i].wr_id)).qp_num(), index_of(wcs[i].wr_id),
+                          rnic::to_string(wcs[i].status)));
+          continue;
+        }
+        progressed();
+        on_completion(wcs[i]);
+      }
+    }
+  }
+  void arm_tick() {
+    tick_ = s_.loop().after(kTick, [this] {
+      tick_ = {};
+      on_tick();
+      if (failure_.empty()) arm_tick();
+    });
+  }
+  void on_tick() {
+    const Time now = s_.loop().now();
+    const uint64_t bytes = progress_bytes();
+    const double bps = static_cast<double>(bytes - tick_bytes_) * 8 / (now - last_tick_).seconds();
+    peak_bps_ = std::max(peak_bps_, bps);
+    tick_bytes_ = bytes;
+    last_tick_ = now;
+    if (watch_channel_ && s_.channel().readable()) {
+      // The peer says nothing during a run: anything here is an error message or EOF.
+      try {
+        s_.channel().receive(Time::ms(100));
+        fail("the peer sent a control message in the middle of the transfer");
+      } catch (const Error& e) {
+        fail(fmt::format("the peer went away mid-transfer: {}", e.what()));
+      }
+      return;
+    }
+    // Datagrams arriving count as progress too: a WRITE target sees no completions.
+    const uint64_t rx = s_.port().counters().rx_datagrams;
+    if (rx != last_rx_) {
+      last_rx_ = rx;
+      last_progress_ = now;
+    }
+    if (now - last_progress_ > Time::from_seconds(o_.timeout)) {
+      fail(fmt::format(
+          "no progress for {:.1f} s (peer dead or network down?); port: {} "
+          "datagrams sent, {} received",
+          o_.timeout, s_.port().counters().tx_datagrams, s_.port().counters().rx_datagrams));
+      return;
+    }
+    if (++ticks_ % 10 == 0 && now - start_ > Time::s(2)) {
+      fmt::print(stderr, "bifrost-perf: {}, retransmitted {}\n", progress_line(now - start_),
+                 s_.device().data_path_counters().tx_retransmitted);
+    }
+  }
+
+  world::TimerId tick_;
+  Time last_progress_;
+  Time last_tick_;
+  uint64_t tick_bytes_ = 0;
+  uint64_t ticks_ = 0;
+  uint64_t last_rx_ = 0;
+  bool watch_channel_ = true;
+  bool post_scheduled_ = false;
+  std::string failure_;
+};
+
+// Client of write_bw / send_bw / read_bw: keeps up to tx_depth messages in flight per QP.
+class BwClient final : public Runner {
+ public:
+  BwClient(Session& s, uint32_t size)
+      : Runner(s, size), posted_(s.qp_count()), completed_(s.qp_count()) {
+    window_ = std::min<uint64_t>(o_.tx_depth, s.slots());
+    if (o_.duration > 0) {
+      target_ = UINT64_MAX;
+      stop_posting_ = s.loop().now() + Time::from_seconds(o_.duration);
+    } else {
+      target_ = o_.effective_iterations();
+    }
+  }
+  SizeResult result() const {
+    SizeResult r;
+    r.bytes = size_;
+    r.iterations = total_;
+    r.seconds = (last_completion_ - start_).seconds();
+    r.bw_avg_mbps = static_cast<double>(total_) * size_ / r.seconds / 1e6;
+    r.bw_peak_mbps = std::max(r.bw_avg_mbps, peak_bps_ / 8 / 1e6);
+    r.msg_rate_mpps = static_cast<double>(total_) / r.seconds / 1e6;
+    return r;
+  }
+  uint64_t verified() const { return verified_; }
+  uint64_t corrupt() const { return corrupt_; }
+
+ private:
+  bool posting_allowed(size_t qp) const {
+    if (o_.duration > 0) return s_.loop().now() < stop_posting_;
+    return posted_[qp] < target_;
+  }
+  void post_more() override {
+    for (size_t qp = 0; qp < posted_.size(); ++qp) {
+      while (posted_[qp] - completed_[qp] < window_ && posting_allowed(qp)) post_one(qp);
+    }
+  }
+  void post_one(size_t qp) {
+    const uint64_t k = posted_[qp]++;
+    rnic::SendWr wr;
+    wr.wr_id = wr_id(qp, k);
+    wr.sge = rnic::Sge{s_.slot_va(qp, k), size_, s_.lkey()};
+    wr.remote_addr = s_.peer_slot_va(qp, k);
+    wr.rkey = s_.peer().rkey;
+    wr.imm = static_cast<uint32_t>(k);
+    switch (o_.op()) {
+      case Op::write:
+        wr.opcode = o_.verify ? WrOpcode::rdma_write_with_imm : WrOpcode::rdma_write;
+        break;
+      case Op::send:
+        wr.opcode = o_.verify ? WrOpcode::send_with_imm : WrOpcode::send;
+        break;
+      case Op::read:
+        wr.opcode = WrOpcode::rdma_read;
+        break;
+    }
+    if (o_.verify) {
+      // Fresh content per message for WRITE/SEND; READ targets are cleared so a read that
+      // writes nothing cannot pass on the previous content.
+      auto slot = s_.slot_bytes(qp, k, size_);
+      if (o_.op() == Op::read) {
+        std::memset(slot.data(), 0, slot.size());
+      } else {
+        rnic::fill_pattern(message_seed(qp, k), 0, slot);
+      }
+    }
+    post(qp, wr);
+  }
+  void on_completion(const WorkCompletion& wc) override {
+    const size_t qp = qp_of(wc.wr_id);
+    const uint64_t k = index_of(wc.wr_id);
+    if (o_.verify && o_.op() == Op::read) {
+      check(message_seed(qp, k % s_.slots()), s_.slot_bytes(qp, k, size_), "READ", k);
+    }
+    ++completed_[qp];
+    ++total_;
+    last_completion_ = s_.loop().now();
+    schedule_post();
+  }
+  bool done() const override {
+    for (size_t qp = 0; qp < posted_.size(); ++qp) {
+      if (completed_[qp] != posted_[qp] || posting_allowed(qp)) return false;
+    }
+    return true;
+  }
+  uint64_t progress_bytes() const override { return total_ * size_; }
+
+  std::vector<uint64_t> posted_;
+  std::vector<uint64_t> completed_;
+  uint64_t window_ = 1;
+  uint64_t target_ = 0;
+  uint64_t total_ = 0;
+  Time stop_posting_;
+  Time last_completion_;
+};
+
+// Server side of every test: keeps receives posted, checks arriving messages, echoes them
+// back in latency tests. Ends when the control connection has a message.
+class Responder final : public Runner {
+ public:
+  Responder(Session& s, uint32_t size, bool receives_posted) : Runner(s, size) {
+    if (!receives_posted) {
+      for (size_t qp = 0; qp < s.qp_count(); ++qp) {
+        for (uint64_t slot = 0; slot < s.slots(); ++slot) post_recv(qp, slot);
+      }
+    }
+  }
+  PeerStats stats() const { return PeerStats{verified_, corrupt_, {}}; }
+
+ private:
+  void on_completion(const WorkCompletion& wc) override {
+    if (wc.opcode != WcOpcode::recv && wc.opcode != WcOpcode::recv_rdma_with_imm) return;
+    const size_t qp = qp_of(wc.wr_id);
+    const uint64_t slot = index_of(wc.wr_id);
+    ++received_;
+    if (o_.verify && wc.imm) {
+      const uint64_t k = *wc.imm;
+      // WRITE_WITH_IMM lands in the sender's slot k; SEND lands in the receive's slot.
+      const uint64_t where = wc.opcode == WcOpcode::recv_rdma_with_imm ? k : slot;
+      check(message_seed(qp, k), s_.slot_bytes(qp, where, size_),
+            wc.opcode == WcOpcode::recv ? "SEND" : "WRITE", k);
+    }
+    pending_.push_back({qp, slot, wc.imm.value_or(0), wc.opcode});
+    schedule_post();
+  }
+  void post_more() override {
+    for (const Pending& p : pending_) {
+      post_recv(p.qp, p.slot);
+      if (!o_.is_latency()) continue;
+      // Echo: the same operation back, from where the message landed.
+      const uint64_t from = p.opcode == WcOpcode::recv_rdma_with_imm ? p.imm : p.slot;
+      rnic::SendWr wr;
+      wr.wr_id = wr_id(p.qp, p.imm);
+      wr.sge = rnic::Sge{s_.slot_va(p.qp, from), size_, s_.lkey()};
+      wr.opcode = o_.op() == Op::write ? WrOpcode::rdma_write_with_imm
+                                       : (o_.verify ? WrOpcode::send_with_imm : WrOpcode::send);
+      wr.remote_addr = s_.peer_slot_va(p.qp, p.imm);
+      wr.rkey = s_.peer().rkey;
+      wr.imm = p.imm;
+      post(p.qp, wr);
+    }
+    pending_.clear();
+  }
+  bool done() const override { return s_.channel().readable(); }
+  uint64_t progress_bytes() const override { return received_ * size_; }
+
+  struct Pending {
+    size_t qp;
+    uint64_t slot;
+    uint32_t imm;
+    WcOpcode opcode;
+  };
+  std::vector<Pending> pending_;
+  uint64_t received_ = 0;
+};
+
+// Client of write_lat / send_lat: one message at a time on QP 0, timed until the echo lands.
+class LatClient final : public Runner {
+ public:
+  LatClient(Session& s, uint32_t size, bool receives_posted) : Runner(s, size) {
+    if (!receives_posted) {
+      for (uint64_t slot = 0; slot < s.slots(); ++slot) post_recv(0, slot);
+    }
+    samples_.reserve(o_.effective_iterations());
+  }
+  SizeResult result() {
+    SizeResult r;
+    r.bytes = size_;
+    r.iterations = samples_.size();
+    if (samples_.empty()) return r;
+    std::sort(samples_.begin(), samples_.end());
+    const auto at = [&](double q) {
+      const auto i = static_cast<size_t>(std::ceil(q * static_cast<double>(samples_.size())));
+      return samples_[std::min(samples_.size() - 1, i == 0 ? 0 : i - 1)];
+    };
+    double sum = 0;
+    for (double v : samples_) sum += v;
+    r.t_avg = sum / static_cast<double>(samples_.size());
+    double var = 0;
+    for (double v : samples_) var += (v - r.t_avg) * (v - r.t_avg);
+    r.t_stdev = std::sqrt(var / static_cast<double>(samples_.size()));
+    r.t_min = samples_.front();
+    r.t_max = samples_.back();
+    r.t_typical = at(0.5);
+    r.t_p99 = at(0.99);
+    r.t_p999 = at(0.999);
+    r.seconds = (s_.loop().now() - start_).seconds();
+    return r;
+  }
+  uint64_t verified() const { return verified_; }
+  uint64_t corrupt() const { return corrupt_; }
+
+ private:
+  void post_more() override {
+    for (const uint64_t slot : reposts_) post_recv(0, slot);
+    reposts_.clear();
+    if (in_flight_ || next_ >= o_.effective_iterations()) return;
+    const uint64_t k = next_++;
+    rnic::SendWr wr;
+    wr.wr_id = wr_id(0, k);
+    wr.sge = rnic::Sge{s_.slot_va(0, k), size_, s_.lkey()};
+    wr.opcode = o_.op() == Op::write ? WrOpcode::rdma_write_with_imm
+                                     : (o_.verify ? WrOpcode::send_with_imm : WrOpcode::send);
+    wr.remote_addr = s_.peer_slot_va(0, k);
+    wr.rkey = s_.peer().rkey;
+    wr.imm = static_cast<uint32_t>(k);
+    if (o_.verify) rnic::fill_pattern(message_seed(0, k), 0, s_.slot_bytes(0, k, size_));
+    in_flight_ = true;
+    sent_at_ = s_.loop().now();
+    post(0, wr);
+  }
+  void on_completion(const WorkCompletion& wc) override {
+    if (wc.opcode != WcOpcode::recv && wc.opcode != WcOpcode::recv_rdma_with_imm) return;
+    const Time rtt = s_.loop().now() - sent_at_;
+    samples_.push_back(rtt.microseconds() / 2);
+    const uint64_t k = next_ - 1;
+    const uint64_t slot = index_of(wc.wr_id);
+    if (o_.verify) {
+      const uint64_t where = wc.opcode == WcOpcode::recv_rdma_with_imm ? k : slot;
+      check(message_seed(0, k), s_.slot_bytes(0, where, size_), "echo", k);
+    }
+    reposts_.push_back(slot);
+    in_flight_ = false;
+    schedule_post();
+  }
+  bool done() const override { return samples_.size() >= o_.effective_iterations(); }
+  uint64_t progress_bytes() const override { return samples_.size() * size_; }
+
+  std::vector<double> samples_;
+  std::vector<uint64_t> reposts_;
+  uint64_t next_ = 0;
+  bool in_flight_ = false;
+  Time sent_at_;
+};
+
+PeerStats stats_from_json(const nlohmann::json& j) {
+  return PeerStats{j.at("verified").get<uint64_t>(), j.at("corrupt").get<uint64_t>(),
+                   j.at("counters")};
+}
+
+Time control_timeout(const Options& o) {
+  return Time::from_seconds(o.timeout);
+}
+
+// Fills the server's slots with known content for read_bw --verify.
+void fill_read_sources(Session& s) {
+  for (size_t qp = 0; qp < s.qp_count(); ++qp) {
+    for (uint64_t slot = 0; slot < s.slots(); ++slot) {
+      rnic::fill_pattern(message_seed(qp, slot), 0, s.slot_bytes(qp, slot, s.options().max_size()));
+    }
+  }
+}
+
+}  // namespace
+
+nlohmann::json local_counters(Session& s) {
+  const rnic::DataPathCounters& d = s.device().data_path_counters();
+  const real::UdpPortCounters& p = s.port().counters();
+  return {{"tx_packets", d.tx_packets},
+          {"retransmissions", d.tx_retransmitted},
+          {"timeouts", d.timeouts},
+          {"naks_sent", d.naks_sent},
+          {"rx_packets", d.rx_packets},
+          {"rx_dropped_sequence", d.rx_dropped_sequence},
+          {"rx_duplicates", d.rx_duplicates},
+          {"rx_no_qp", d.rx_no_qp},
+          {"access_naks_sent", d.access_naks_sent},
+          {"udp_tx_datagrams", p.tx_datagrams},
+          {"udp_tx_errors", p.tx_errors},
+          {"udp_rx_datagrams", p.rx_datagrams},
+          {"udp_rx_kernel_drops", p.rx_kernel_drops},
+          {"udp_rx_truncated", p.rx_truncated},
+          {"udp_rx_malformed", p.rx_malformed},
+          {"udp_rx_bad_icrc", p.rx_bad_icrc}};
+}
+
+SizeResult run_client_size(Session& s, uint32_t size, RunResults& results) {
+  const Options& o = s.options();
+  s.channel().send({{"phase", "start"}, {"size", size}});
+  const nlohmann::json ready = s.channel().receive(control_timeout(o));
+  if (ready.value("phase", "") != "ready") throw Error("the server did not get ready");
+  SizeResult r;
+  if (o.is_latency()) {
+    static bool receives_posted = false;  // receives stay posted across sizes
+    LatClient client(s, size, receives_posted);
+    receives_posted = true;
+    client.run(true);
+    r = client.result();
+    results.verified += client.verified();
+    results.corrupt += client.corrupt();
+  } else {
+    BwClient client(s, size);
+    client.run(true);
+    r = client.result();
+    results.verified += client.verified();
+    results.corrupt += client.corrupt();
+  }
+  s.channel().send({{"phase", "done"}, {"result", to_json(r)}, {"counters", local_counters(s)}});
+  const nlohmann::json reply = s.channel().receive(control_timeout(o));
+  const PeerStats peer = stats_from_json(reply.at("stats"));
+  results.verified += peer.verified;
+  results.corrupt += peer.corrupt;
+  if (o.verify && !o.is_latency() && o.op() != Op::read && peer.verified < r.iterations) {
+    results.missing += r.iterations - peer.verified;
+  }
+  results.peer_counters = peer.counters;
+  return r;
+}
+
+RunResults run_server(Session& s) {
+  const Options& o = s.options();
+  RunResults results;
+  if (o.verify && o.op() == Op::read) fill_read_sources(s);
+  // Receives are needed for SEND, for WRITE_WITH_IMM (--verify) and for every latency echo.
+  const bool needs_receives =
+      o.op() == Op::send || o.is_latency() || (o.verify && o.op() == Op::write);
+  bool receives_posted = !needs_receives;
+  while (true) {
+    const nlohmann::json m = s.channel().receive(control_timeout(o) * 6);
+    const std::string phase = m.value("phase", "");
+    if (phase == "bye") break;
+    if (phase != "start") throw Error("unexpected control message '{}'", m.dump());
+    const auto size = m.at("size").get<uint32_t>();
+    Responder responder(s, size, receives_posted);
+    receives_posted = true;
+    s.channel().send({{"phase", "ready"}});
+    responder.run(false);
+    const nlohmann::json done = s.channel().receive(control_timeout(o));
+    if (done.value("phase", "") != "done")
+      throw Error("unexpected control message '{}'", done.dump());
+    const PeerStats stats = responder.stats();
+    results.verified += stats.verified;
+    results.corrupt += stats.corrupt;
+    results.sizes.push_back(size_result_from_json(done.at("result")));
+    results.peer_counters = done.at("counters");
+    s.channel().send({{"phase", "stats"},
+                      {"stats",
+                       {{"verified", stats.verified},
+                        {"corrupt", stats.corrupt},
+                        {"counters", local_counters(s)}}}});
+  }
+  results.local_counters = local_counters(s);
+  return results;
+}
+
+}  // namespace bifrost::perf

@@ -1,0 +1,108 @@
+#include "session.h"
+
+#include <cstring>
+
+#include "bifrost/core/error.h"
+#include "bifrost/core/rng.h"
+#include "bifrost/real/clock.h"
+#include "bifrost/rnic/connect.h"
+
+namespace bifrost::perf {
+namespace {
+
+constexpr uint64_t kMaxBufferPerQp = 64 << 20;
+
+real::ControlChannel open_channel(const Options& o) {
+  const Time timeout = Time::from_seconds(o.timeout);
+  if (o.is_client()) return real::ControlChannel::connect(o.server, o.port, timeout);
+  // A server waits for its client longer than a client waits for its server.
+  return real::ControlChannel::accept(o.bind.empty() ? "0.0.0.0" : o.bind, o.port, timeout * 6);
+}
+
+nlohmann::json settings_of(const Options& o) {
+  return {{"test", o.test},
+          {"size", o.size},
+          {"all_sizes", o.all_sizes},
+          {"qps", o.qps},
+          {"connection", o.connection},
+          {"transport", o.transport},
+          {"verify", o.verify},
+          {"tx_depth", o.tx_depth}};
+}
+
+}  // namespace
+
+bool holds_pattern(uint32_t seed, std::span<const std::byte> bytes) {
+  std::byte expect[4096];
+  for (uint64_t off = 0; off < bytes.size(); off += sizeof expect) {
+    const size_t n = std::min<size_t>(sizeof expect, bytes.size() - off);
+    rnic::fill_pattern(seed, off, std::span(expect, n));
+    if (std::memcmp(expect, bytes.data() + off, n) != 0) return false;
+  }
+  return true;
+}
+
+Session::Session(const Options& options)
+    : options_(options),
+      channel_(open_channel(options)),
+      loop_(std::make_unique<real::EventLoop>(
+          real::EventLoopConfig{.busy_poll = options.busy_poll || options.is_latency()})) {
+  const world::Ipv4 local =
+      options_.bind.empty() ? channel_.local_ip() : world::parse_ipv4(options_.bind);
+  port_ = std::make_unique<real::UdpPort>(*loop_, real::UdpPortConfig{.local_addresses = {local}});
+
+  rnic::DeviceConfig dc;
+  dc.name = options_.is_client() ? "perf-client" : "perf-server";
+  dc.seed = static_cast<uint64_t>(real::monotonic_now().picoseconds());
+  dc.gids = {local};
+  dc.max_mtu = options_.mtu;
+  // Enough packets queued in the port for sendmmsg to batch.
+  dc.port_queue_packets = 64;
+  device_ = std::make_unique<rnic::Device>(*loop_, dc);
+  device_->attach(*port_);
+
+  slot_bytes_ = (options_.max_size() + 63) & ~uint64_t{63};
+  slots_ = static_cast<uint32_t>(
+      std::clamp<uint64_t>(kMaxBufferPerQp / slot_bytes_, 1, options_.tx_depth));
+  const uint64_t length = slot_bytes_ * slots_ * options_.qps;
+  memory_ = std::make_unique<rnic::ByteMemory>(kBufferBase, length);
+  const rnic::ProtectionDomain pd = device_->alloc_pd();
+  mr_ = &device_->reg_mr(
+      pd, kBufferBase, length,
+      rnic::Access::local_write | rnic::Access::remote_write | rnic::Access::remote_read,
+      memory_.get());
+  cq_ = &device_->create_cq(1 << 20);
+  const rnic::QpType type = options_.connection == "UC" ? rnic::QpType::uc : rnic::QpType::rc;
+  RandomStream rng(dc.seed, "psn");
+  mine_.ip = local;
+  mine_.mtu = options_.mtu;
+  mine_.buffer_va = kBufferBase;
+  mine_.buffer_length = length;
+  mine_.rkey = mr_->rkey;
+  mine_.settings = settings_of(options_);
+  for (uint32_t i = 0; i < options_.qps; ++i) {
+    qps_.push_back(&device_->create_qp(pd, type, *cq_, *cq_));
+    mine_.qps.push_back({qps_.back()->qp_num(), static_cast<uint32_t>(rng.next_u64() & 0xFFFFFF)});
+  }
+  peer_ = real::exchange_peer_info(channel_, mine_, Time::from_seconds(options_.timeout));
+  for (uint32_t i = 0; i < options_.qps; ++i) {
+    rnic::QpConnection c;
+    c.dest_ip = peer_.ip;
+    c.dest_qp_num = peer_.qps[i].qpn;
+    c.sq_psn = mine_.qps[i].psn;
+    c.rq_psn = peer_.qps[i].psn;
+    c.path_mtu = options_.mtu;
+    c.timeout = options_.qp_timeout;
+    c.retry_cnt = 7;
+    c.rnr_retry = 7;
+    rnic::connect_qp(*qps_[i], c);
+  }
+}
+
+Session::~Session() {
+  // The device detaches from the port when destroyed: it must go first.
+  device_.reset();
+  port_.reset();
+}
+
+}  // namespace bifrost::perf

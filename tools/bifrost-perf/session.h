@@ -1,0 +1,72 @@
+#pragma once
+// One side of a bifrost-perf run: the control connection, the event loop, the UDP port, the
+// soft RNIC with its QPs connected to the peer's, and the registered buffer (slots of the
+// largest message size, per QP).
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "bifrost/real/bootstrap.h"
+#include "bifrost/real/event_loop.h"
+#include "bifrost/real/udp_port.h"
+#include "bifrost/rnic/device.h"
+#include "bifrost/rnic/host_memory.h"
+#include "options.h"
+
+namespace bifrost::perf {
+
+class Session {
+ public:
+  static constexpr uint64_t kBufferBase = 0x7f00'0000'0000;
+
+  // Connects (client) or waits for a client (server), builds the NIC and connects its QPs.
+  explicit Session(const Options& options);
+  ~Session();
+
+  const Options& options() const { return options_; }
+  real::EventLoop& loop() { return *loop_; }
+  real::UdpPort& port() { return *port_; }
+  rnic::Device& device() { return *device_; }
+  real::ControlChannel& channel() { return channel_; }
+  rnic::CompletionQueue& cq() { return *cq_; }
+  rnic::QueuePair& qp(size_t i) { return *qps_[i]; }
+  size_t qp_count() const { return qps_.size(); }
+  const real::PeerInfo& peer() const { return peer_; }
+  const real::PeerInfo& mine() const { return mine_; }
+  uint32_t lkey() const { return mr_->lkey; }
+
+  uint32_t slots() const { return slots_; }
+  uint64_t slot_va(size_t qp, uint64_t slot) const {
+    return kBufferBase + (qp * slots_ + slot % slots_) * slot_bytes_;
+  }
+  uint64_t peer_slot_va(size_t qp, uint64_t slot) const {
+    return peer_.buffer_va + (qp * slots_ + slot % slots_) * slot_bytes_;
+  }
+  std::span<std::byte> slot_bytes(size_t qp, uint64_t slot, uint32_t length) {
+    return memory_->bytes().subspan(slot_va(qp, slot) - kBufferBase, length);
+  }
+
+ private:
+  Options options_;
+  real::ControlChannel channel_;
+  std::unique_ptr<real::EventLoop> loop_;
+  std::unique_ptr<real::UdpPort> port_;
+  std::unique_ptr<rnic::Device> device_;
+  std::unique_ptr<rnic::ByteMemory> memory_;
+  const rnic::MemoryRegion* mr_ = nullptr;
+  rnic::CompletionQueue* cq_ = nullptr;
+  std::vector<rnic::QueuePair*> qps_;
+  uint32_t slots_ = 1;
+  uint64_t slot_bytes_ = 0;
+  real::PeerInfo mine_;
+  real::PeerInfo peer_;
+};
+
+// The pattern seed of message `k` of QP `qp` (24 bits, never 0).
+inline uint32_t message_seed(size_t qp, uint64_t k) {
+  return 1 + static_cast<uint32_t>((qp * 7919 + k) % ((1u << 24) - 2));
+}
+// True if `bytes` hold pattern `seed` from offset 0.
+bool holds_pattern(uint32_t seed, std::span<const std::byte> bytes);
+
+}  // namespace bifrost::perf
