@@ -1,0 +1,68 @@
+#pragma once
+// How one Bifröst connection behaves: its mode (the paper's Table 3), chunking, the layout of
+// the immediate data, ACK coalescing and the resources it reserves. Defaults follow the paper.
+#include <cstdint>
+#include <string>
+
+#include "bifrost/core/time.h"
+
+namespace bifrost::transport {
+
+// Who makes a connection reliable: the NIC (RC QPs, a small retry count, backup QPs on
+// failure) or bifrost's software (UC QPs, software ACKs and selective retransmission).
+enum class Reliability : uint8_t { hardware_rc, software_uc };
+// Who controls congestion: the NIC (DCQCN on the QPs, no software window) or a software
+// algorithm chosen by name (see cc/congestion_control.h).
+enum class CcLocation : uint8_t { nic, software };
+
+// The 32-bit immediate data of a WRITE chunk: bit 31 is the hint (the last WQE the window
+// allows, so the receiver ACKs at once), then `message_id_bits` of WRITE reliable number, then
+// `chunk_offset_bits` of chunk offset in units. The two widths must sum to 31.
+struct ImmLayout {
+  uint8_t message_id_bits = 21;
+  uint8_t chunk_offset_bits = 10;
+};
+
+struct TransportConfig {
+  Reliability reliability = Reliability::software_uc;
+  CcLocation cc_location = CcLocation::software;
+  std::string cc = "swift";  // software CC: "swift" or "none"
+  bool chunking = true;      // false: a large message is one WRITE of its whole length
+
+  // Chunking: WRITE chunks are multiples of unit_size (the minimum chunk) up to
+  // max_chunk; messages up to send_threshold bytes go by SEND.
+  uint32_t unit_size = 4096;
+  uint32_t max_chunk = 64 * 1024;
+  uint32_t send_threshold = 32 * 1024;
+  ImmLayout imm{};
+  uint32_t mtu = 4096;
+
+  // The path, for the window's upper bound (BDP) and the CC's target.
+  Time base_rtt = Time::us(50);
+  uint64_t line_rate_bps = 100'000'000'000;
+
+  // Software ACK coalescing (A.1.2): an ACK goes after this many WQEs or bytes, at once for a
+  // hint bit or an out-of-order reliable number, and at the latest after ack_timer.
+  uint32_t ack_every_wqes = 32;
+  uint32_t ack_every_bytes = 32 * 1024;
+  Time ack_timer = Time::us(120);
+  // Software retransmission timeout: max(min_rto, srtt + 4 rttvar).
+  Time min_rto = Time::us(500);
+
+  // Resources per connection.
+  uint32_t max_outstanding_wqes = 128;      // data WQEs in flight; below receive_slots
+  uint32_t receive_slots = 256;             // posted receives on each data QP
+  uint64_t arena_bytes = 16 * 1024 * 1024;  // where large messages land
+  uint32_t backup_qps = 2;                  // pre-connected, beside the primary
+
+  // RC mode: the NIC's retry count before a QP fails over (A.2).
+  uint8_t rc_retry_cnt = 2;
+  uint8_t rc_timeout = 8;  // 4.096 us * 2^timeout
+
+  // The largest message: unit_size * 2^chunk_offset_bits (4 KB units, 10 bits: 4 MiB).
+  uint64_t max_message_size() const;
+  // Throws Error naming the first inconsistent value.
+  void validate() const;
+};
+
+}  // namespace bifrost::transport

@@ -1,0 +1,44 @@
+#pragma once
+// Counters of one connection, for tests, tools and experiments.
+#include <cstdint>
+
+#include "bifrost/core/time.h"
+
+#include "bifrost/transport/reliability/ack_builder.h"
+
+namespace bifrost::transport {
+
+struct SenderStats {
+  uint64_t messages_sent = 0;  // completed as delivered
+  uint64_t messages_failed = 0;
+  uint64_t wqes_posted = 0;  // data WQEs, first transmissions and retransmissions
+  uint64_t bytes_posted = 0;
+  uint64_t chunks = 0;              // WRITE chunks of large messages
+  uint64_t retransmitted_wqes = 0;  // SENDs reposted and WRITE-chunk pieces
+  uint64_t losses_detected = 0;     // WQEs declared lost from a gap in the ACKs
+  uint64_t timeouts = 0;
+  uint64_t acks_received = 0;
+  uint64_t acks_malformed = 0;
+  uint64_t stale_acks = 0;  // entries for WQEs already done
+  uint64_t rtt_samples = 0;
+  uint64_t failovers = 0;  // primary QP replaced by a backup
+  // From the last failover to the first acknowledgement on the new primary.
+  Time last_failover_gap;
+};
+
+struct ReceiverStats {
+  uint64_t messages_delivered = 0;
+  uint64_t bytes_delivered = 0;
+  uint64_t wqes_received = 0;
+  uint64_t duplicates = 0;            // already-delivered WQEs (acknowledged again, not delivered)
+  uint64_t malformed = 0;             // bad header, unknown message, out of bounds: dropped
+  uint64_t out_of_window = 0;         // global numbers implausibly far ahead: dropped
+  uint64_t send_holes_forgotten = 0;  // abandoned SEND numbers the window slid past
+  uint64_t pieces_placed = 0;         // retransmitted units copied into place
+  uint64_t late_pieces = 0;           // retransmitted units for delivered messages: not copied
+  uint64_t acks_sent = 0;
+  uint64_t grants_deferred = 0;  // WRITE requests that waited for arena space
+  AckTriggerCounts ack_triggers;
+};
+
+}  // namespace bifrost::transport

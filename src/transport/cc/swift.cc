@@ -1,0 +1,58 @@
+#include "bifrost/transport/cc/swift.h"
+
+#include <algorithm>
+
+namespace bifrost::transport {
+
+SwiftParams swift_params_for(const CcParams& params) {
+  SwiftParams p;
+  p.target_delay = params.base_rtt;
+  p.target_slack = params.base_rtt / 5;
+  p.mss = params.mss;
+  p.min_window = params.mss;
+  p.initial_window = std::max<uint64_t>(params.bdp_bytes, params.mss);
+  p.max_window = 2 * p.initial_window;
+  return p;
+}
+
+Swift::Swift(const SwiftParams& params)
+    : params_(params), window_(static_cast<double>(params.initial_window)) {
+  clamp();
+}
+
+void Swift::on_ack(const AckEvent& event) {
+  if (!event.rtt) {
+    return;  // without a delay signal the window holds (acked bytes alone say nothing here)
+  }
+  const Time rtt = *event.rtt;
+  last_rtt_ = rtt;
+  const Time target = params_.target_delay + params_.target_slack;
+  if (rtt <= target) {
+    // One mss per window's worth of acknowledged bytes: +mss per RTT.
+    window_ +=
+        params_.additive_increase * params_.mss * static_cast<double>(event.acked_bytes) / window_;
+  } else if (!decreased_ || event.now - last_decrease_ >= rtt) {
+    const double excess = (rtt - target).seconds() / rtt.seconds();
+    window_ *= std::max(1.0 - params_.beta * excess, 1.0 - params_.max_decrease);
+    last_decrease_ = event.now;
+    decreased_ = true;
+  }
+  clamp();
+}
+
+void Swift::on_loss(Time now) {
+  window_ = static_cast<double>(params_.min_window);
+  last_decrease_ = now;
+  decreased_ = true;
+}
+
+void Swift::on_timeout(Time now) {
+  on_loss(now);
+}
+
+void Swift::clamp() {
+  window_ = std::clamp(window_, static_cast<double>(params_.min_window),
+                       static_cast<double>(params_.max_window));
+}
+
+}  // namespace bifrost::transport

@@ -1,0 +1,52 @@
+#include "bifrost/transport/config.h"
+
+#include "bifrost/core/error.h"
+#include "bifrost/transport/wire/write_imm.h"
+
+namespace bifrost::transport {
+
+uint64_t TransportConfig::max_message_size() const {
+  return uint64_t{unit_size} << imm.chunk_offset_bits;
+}
+
+void TransportConfig::validate() const {
+  (void)WriteImmCodec(imm);  // throws for a bad layout
+  if (unit_size < 256 || (unit_size & (unit_size - 1)) != 0) {
+    throw Error("transport: unit_size {} must be a power of two of at least 256 bytes", unit_size);
+  }
+  if (max_chunk < unit_size || max_chunk % unit_size != 0) {
+    throw Error("transport: max_chunk {} must be a multiple of unit_size {}", max_chunk, unit_size);
+  }
+  if (send_threshold == 0 || send_threshold >= max_message_size()) {
+    throw Error("transport: send_threshold {} must be between 1 and the largest message ({})",
+                send_threshold, max_message_size());
+  }
+  if (max_message_size() > 0xFFFF'FFFFu) {
+    throw Error(
+        "transport: the largest message ({} B = unit_size << chunk_offset_bits) must fit "
+        "the 32-bit length of a write request",
+        max_message_size());
+  }
+  if (mtu < 256 || mtu > 4096 || (mtu & (mtu - 1)) != 0) {
+    throw Error("transport: mtu {} must be 256..4096 and a power of two", mtu);
+  }
+  if (max_outstanding_wqes == 0 || receive_slots <= max_outstanding_wqes) {
+    throw Error(
+        "transport: receive_slots ({}) must exceed max_outstanding_wqes ({}) so that a "
+        "window of WQEs always finds receives posted",
+        receive_slots, max_outstanding_wqes);
+  }
+  if (ack_every_wqes == 0 || ack_every_wqes > 32) {
+    throw Error("transport: ack_every_wqes {} must be 1..32 (an ACK holds 32 entries)",
+                ack_every_wqes);
+  }
+  if (arena_bytes < max_message_size()) {
+    throw Error("transport: arena_bytes {} cannot hold the largest message ({} B)", arena_bytes,
+                max_message_size());
+  }
+  if (base_rtt <= Time::zero() || line_rate_bps == 0 || min_rto <= Time::zero()) {
+    throw Error("transport: base_rtt, line_rate_bps and min_rto must be positive");
+  }
+}
+
+}  // namespace bifrost::transport

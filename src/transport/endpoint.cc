@@ -1,0 +1,188 @@
+#include "bifrost/transport/endpoint.h"
+
+#include <array>
+
+#include "bifrost/core/error.h"
+#include "bifrost/rnic/connect.h"
+#include "bifrost/rnic/responder.h"
+
+namespace bifrost::transport {
+
+namespace {
+
+using rnic::kGrhBytes;  // a UD receive buffer starts with room for the GRH
+constexpr uint32_t kAckSlotBytes = 256;
+static_assert(kGrhBytes + kSoftAckMaxSize <= kAckSlotBytes);
+constexpr size_t kPollBatch = 64;
+// Each piece of transport memory gets its own address range with a gap, so a stray address
+// never lands in a neighbour.
+constexpr uint64_t kMemoryAlignment = uint64_t{1} << 20;
+
+}  // namespace
+
+Endpoint::Endpoint(rnic::Device& device, EndpointConfig config)
+    : device_(device),
+      config_(config),
+      random_(config.seed, device.name() + "/transport"),
+      pd_(device.alloc_pd()),
+      clock_(device.scheduler(), device) {
+  ack_cq_ = &device_.create_cq(config_.cq_entries);
+  data_cq_ = &device_.create_cq(config_.cq_entries);
+  ud_qp_ = &device_.create_qp(pd_, rnic::QpType::ud, *ack_cq_, *ack_cq_);
+  rnic::QpConnection ud;
+  ud.sgid_index = config_.gid_index;
+  ud.traffic_class = config_.ack_traffic_class;
+  ud.qkey = config_.qkey;
+  rnic::connect_qp(*ud_qp_, ud);
+  const uint64_t slots = uint64_t{config_.ack_receive_slots} + config_.ack_send_slots;
+  ack_memory_ = make_memory(slots * kAckSlotBytes);
+  ack_region_ = &device_.reg_mr(pd_, ack_memory_->base(), ack_memory_->size(),
+                                rnic::Access::local_write, ack_memory_.get());
+  for (uint32_t slot = 0; slot < config_.ack_receive_slots; ++slot) repost_ack_receive(slot);
+  for (uint32_t i = config_.ack_send_slots; i-- > 0;) {
+    free_ack_send_slots_.push_back(config_.ack_receive_slots + i);
+  }
+  ack_cq_->set_handler([this] { schedule_poll(); });
+  data_cq_->set_handler([this] { schedule_poll(); });
+}
+
+Endpoint::~Endpoint() = default;
+
+Connection& Endpoint::create_connection(const TransportConfig& config) {
+  const auto id = static_cast<uint32_t>(connections_.size() + 1);
+  connections_.push_back(std::make_unique<Connection>(*this, id, config));
+  Connection& c = *connections_.back();
+  for (const ConnectionQp& q : c.qps()) by_qpn_[q.qp->qp_num()] = &c;
+  return c;
+}
+
+ConnectionOffer Endpoint::offer(const Connection& connection) const {
+  ConnectionOffer o;
+  o.ip = device_.gid(config_.gid_index);
+  o.ud_qpn = ud_qp_->qp_num();
+  o.qkey = config_.qkey;
+  o.connection_id = connection.id();
+  o.reliability = connection.config().reliability;
+  o.mtu = connection.config().mtu;
+  for (const ConnectionQp& q : connection.qps()) {
+    o.qps.push_back(ConnectionOffer::Qp{.qpn = q.qp->qp_num(), .first_psn = q.first_psn});
+  }
+  return o;
+}
+
+void Endpoint::connect(Connection& connection, const ConnectionOffer& peer) {
+  if (peer.reliability != connection.config().reliability) {
+    throw Error("connect: the peer's connection uses the other reliability mode");
+  }
+  if (peer.qps.size() != connection.qps().size()) {
+    throw Error("connect: the peer offers {} QPs, this connection has {}", peer.qps.size(),
+                connection.qps().size());
+  }
+  connection.attach_peer(peer);
+}
+
+std::unique_ptr<rnic::HostMemory> Endpoint::make_memory(uint64_t size) {
+  const uint64_t base = next_memory_base_;
+  next_memory_base_ += (size + 2 * kMemoryAlignment - 1) / kMemoryAlignment * kMemoryAlignment;
+  if (config_.memory == MemoryKind::bytes) return std::make_unique<rnic::ByteMemory>(base, size);
+  return std::make_unique<rnic::TokenMemory>(base, size);
+}
+
+uint32_t Endpoint::fresh_psn() {
+  return static_cast<uint32_t>(random_.next_u64() & 0xFF'FFFF);
+}
+
+uint16_t Endpoint::fresh_source_port() {
+  // The dynamic range 49152..65535, as RoCE NICs pick source ports for ECMP entropy.
+  return static_cast<uint16_t>(random_.uniform_int(49152, 65535));
+}
+
+bool Endpoint::post_ack(const ConnectionOffer& peer, const SoftAck& ack) {
+  if (free_ack_send_slots_.empty()) {
+    ++stats_.ack_slots_exhausted;
+    return false;
+  }
+  const uint32_t slot = free_ack_send_slots_.back();
+  free_ack_send_slots_.pop_back();
+  world::Payload payload;
+  payload.bytes.resize(kSoftAckMaxSize);
+  const auto size = encode_soft_ack(ack, payload.bytes);
+  if (!size) throw Error("software ACK does not encode: {}", wire::describe(size.error));
+  payload.bytes.resize(size.value);
+  payload.length = static_cast<uint32_t>(size.value);
+  const uint64_t addr = ack_memory_->base() + uint64_t{slot} * kAckSlotBytes;
+  ack_memory_->write(addr, payload);
+  rnic::SendWr wr;
+  wr.wr_id = slot;
+  wr.opcode = rnic::WrOpcode::send;
+  wr.sge = rnic::Sge{.addr = addr, .length = payload.length, .lkey = ack_region_->lkey};
+  wr.ud = rnic::UdDestination{.ip = peer.ip, .qp_num = peer.ud_qpn, .qkey = peer.qkey};
+  ud_qp_->post_send(wr);
+  return true;
+}
+
+void Endpoint::repost_ack_receive(uint64_t slot) {
+  rnic::RecvWr wr;
+  wr.wr_id = slot;
+  wr.sge = rnic::Sge{.addr = ack_memory_->base() + slot * kAckSlotBytes,
+                     .length = kAckSlotBytes,
+                     .lkey = ack_region_->lkey};
+  ud_qp_->post_recv(wr);
+}
+
+void Endpoint::schedule_poll() {
+  if (poll_scheduled_) return;
+  poll_scheduled_ = true;
+  scheduler().at(scheduler().now(), [this] { poll(); });
+}
+
+void Endpoint::poll() {
+  poll_scheduled_ = false;
+  ++stats_.polls;
+  std::array<rnic::WorkCompletion, kPollBatch> batch;
+  for (;;) {
+    // ACKs first: their receive time is T4 of an RTT sample, and they open the window.
+    const size_t acks = ack_cq_->poll(batch.size(), batch);
+    for (size_t i = 0; i < acks; ++i) on_ack_completion(batch[i]);
+    const size_t data = data_cq_->poll(batch.size(), batch);
+    for (size_t i = 0; i < data; ++i) on_data_completion(batch[i]);
+    if (acks == 0 && data == 0) return;
+  }
+}
+
+void Endpoint::on_ack_completion(const rnic::WorkCompletion& wc) {
+  if (wc.opcode == rnic::WcOpcode::send) {
+    free_ack_send_slots_.push_back(static_cast<uint32_t>(wc.wr_id));
+    return;
+  }
+  if (wc.status == rnic::WcStatus::success && wc.byte_len >= kGrhBytes) {
+    std::array<std::byte, kSoftAckMaxSize> bytes;
+    const uint32_t length = std::min<uint32_t>(wc.byte_len - kGrhBytes, kSoftAckMaxSize);
+    ack_memory_->copy_out(ack_memory_->base() + wc.wr_id * kAckSlotBytes + kGrhBytes,
+                          std::span(bytes).first(length));
+    const auto ack = decode_soft_ack(std::span(bytes).first(length));
+    Connection* c = ack && ack.value.connection >= 1 && ack.value.connection <= connections_.size()
+                        ? connections_[ack.value.connection - 1].get()
+                        : nullptr;
+    // Only the connection's peer may acknowledge its WQEs.
+    if (c != nullptr && c->connected() && c->peer().ip == wc.src_ip &&
+        c->peer().ud_qpn == wc.src_qp) {
+      c->on_ack(ack.value, wc.hw_timestamp);
+    } else {
+      ++stats_.acks_unroutable;
+    }
+  }
+  if (wc.status != rnic::WcStatus::flush_error) repost_ack_receive(wc.wr_id);
+}
+
+void Endpoint::on_data_completion(const rnic::WorkCompletion& wc) {
+  const auto it = by_qpn_.find(wc.qp_num);
+  if (it == by_qpn_.end()) return;
+  if (wc.opcode == rnic::WcOpcode::recv || wc.opcode == rnic::WcOpcode::recv_rdma_with_imm) {
+    it->second->on_receive_completion(wc);
+  } else {
+    it->second->on_send_completion(wc);
+  }
+}
+
+}  // namespace bifrost::transport

@@ -1,0 +1,176 @@
+#pragma once
+// The outgoing half of a connection: queues messages, cuts large ones into chunks, numbers and
+// posts WQEs within the congestion window, and (software_uc) learns from software ACKs what
+// arrived, samples the RTT, and sends lost WQEs again.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "bifrost/rnic/host_memory.h"
+#include "bifrost/transport/cc/congestion_control.h"
+#include "bifrost/transport/chunking/chunk_policy.h"
+#include "bifrost/transport/connection.h"
+#include "bifrost/transport/rtt/rtt_estimator.h"
+#include "bifrost/transport/wire/send_header.h"
+#include "bifrost/transport/wire/write_imm.h"
+#include "bifrost/world/scheduler.h"
+#include "slot_pool.h"
+
+namespace bifrost::transport {
+
+class Sender {
+ public:
+  Sender(Connection& connection, Endpoint& endpoint, const TransportConfig& config);
+  ~Sender();
+
+  uint64_t send(const MessageBuffer& message, SendCallback done);
+  // The receiver half asks to grant an incoming large message (sent as a SEND WQE of ours).
+  void send_grant(uint32_t message_id, uint64_t address, uint32_t rkey);
+  // The receiver half got a grant for one of our large messages.
+  void on_grant(uint32_t message_id, uint64_t address, uint32_t rkey);
+  void on_send_completion(const rnic::WorkCompletion& wc);
+  void on_ack(const SoftAck& ack, Time ack_received_nic_time);
+  void start() { pump(); }
+
+  bool idle() const;
+  const SenderStats& stats() const { return stats_; }
+  uint64_t window_bytes() const { return cc_->window_bytes(); }
+  const RttEstimator& rtt() const { return rtt_; }
+
+ private:
+  enum class Kind : uint8_t { message, request, grant, chunk, piece };
+
+  struct OutMessage {
+    uint64_t number = 0;
+    MessageBuffer buffer;
+    SendCallback done;
+    Time posted;
+    bool large = false;
+    // The staging slot of its SEND (small: header + bytes; large: the write request), kept
+    // for retransmissions until the message finishes, and the SEND number they keep.
+    std::optional<uint32_t> slot;
+    uint32_t send_number = 0;
+    // Large.
+    uint64_t write_seq = 0;
+    bool granted = false;
+    uint64_t remote_addr = 0;
+    uint32_t rkey = 0;
+    uint64_t chunked = 0;          // bytes handed to chunks so far
+    std::vector<bool> unit_acked;  // per unit
+    uint32_t units_acked = 0;
+    std::vector<uint64_t> chunk_global;  // per unit offset: the chunk starting there
+    // Both sizes.
+    bool acked = false;        // the receiver has all of it
+    uint32_t posted_wqes = 0;  // WQEs reading its bytes that the NIC has not completed
+  };
+
+  struct Grant {
+    uint64_t address = 0;
+    uint32_t rkey = 0;
+    std::optional<uint32_t> slot;
+    uint32_t send_number = 0;
+    bool acked = false;
+    uint32_t posted_wqes = 0;
+  };
+
+  struct InFlight {
+    uint64_t global = 0;
+    Kind kind = Kind::message;
+    uint64_t key = 0;  // message number; grant: the incoming message id
+    uint32_t unit = 0;
+    uint32_t units = 0;
+    uint32_t bytes = 0;
+    uint32_t send_number = 0;
+    std::optional<uint32_t> slot;  // pieces: the staging slot, freed at the send completion
+    Time t1_posted;                // NIC clock at posting (RC mode's RTT start)
+    Time t1;                       // the send completion's NIC timestamp
+    bool completed = false;        // the NIC reported the send completion (t1 is known)
+    bool done = false;             // acknowledged or declared lost
+  };
+
+  struct Retransmit {
+    Kind kind = Kind::message;
+    uint64_t key = 0;
+    uint32_t unit = 0;
+    // A piece sent before keeps its SEND number, so the receiver's SEND space has no hole.
+    std::optional<uint32_t> send_number;
+  };
+
+  // Posting. Each step posts at most one WQE of its queue: posted, blocked (by the window or
+  // staging slots: lower queues must wait too), or empty (try the next queue).
+  enum class Step : uint8_t { posted, blocked, empty };
+  void pump();
+  // The connection lost its last QP: every message completes as failed.
+  void fail_all();
+  bool post_next();
+  Step post_retransmit();
+  Step post_grant();
+  Step post_small_or_request();
+  Step post_chunk();
+  bool window_allows(uint64_t bytes) const;
+  // After posting a WQE: whether it is the last the window allows (its hint bit).
+  bool window_exhausted() const;
+  InFlight& record(Kind kind, uint64_t key, uint32_t bytes);
+  // Writes `header` (numbered from `wqe`) at the slot's start and posts the slot's first
+  // `length` bytes as a SEND.
+  void post_send_slot(InFlight& wqe, uint32_t slot, SendHeader header, uint32_t length);
+  void copy_into_slot(uint32_t slot, const MessageBuffer& from, uint64_t offset, uint64_t length);
+  void post_write(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length, bool hint);
+  uint32_t next_send_number() { return static_cast<uint32_t>(next_send_number_++); }
+  uint32_t write_id(uint64_t write_seq) const {
+    return static_cast<uint32_t>(write_seq) & imm_.message_id_mask();
+  }
+  uint32_t unit_bytes(const OutMessage& m, uint32_t unit) const;
+  uint64_t write_seq_of(uint32_t message_id) const;
+
+  // Acknowledgements and loss.
+  InFlight* find(uint64_t global);
+  std::optional<uint64_t> resolve(const AckedWqe& entry);
+  void acknowledge(InFlight& wqe);
+  void declare_lost(InFlight& wqe);
+  void release_posted(const InFlight& wqe);
+  void try_finish(OutMessage& m);
+  void try_release_grant(uint32_t id);
+  void retire_front();
+  Time rto() const;  // the estimator's RTO, doubled per consecutive timeout
+  void arm_timer();
+  void on_timer();
+  void fail_over_rc(uint32_t failed_qp);
+
+  Connection& connection_;
+  Endpoint& endpoint_;
+  world::Scheduler& scheduler_;
+  TransportConfig config_;
+  WriteImmCodec imm_;
+  std::unique_ptr<CongestionControl> cc_;
+  std::unique_ptr<ChunkPolicy> chunking_;
+  RttEstimator rtt_;
+  std::unique_ptr<rnic::HostMemory> staging_memory_;
+  const rnic::MemoryRegion* staging_region_ = nullptr;
+  SlotPool staging_;
+
+  uint64_t next_message_ = 1;
+  uint64_t next_write_seq_ = 0;
+  uint64_t next_global_ = 1;
+  uint64_t next_send_number_ = 0;
+  std::unordered_map<uint64_t, OutMessage> messages_;
+  std::unordered_map<uint64_t, uint64_t> message_of_write_;  // write seq -> message number
+  std::unordered_map<uint32_t, Grant> grants_;               // incoming message id -> grant
+  std::deque<uint64_t> small_queue_;                         // small messages and requests
+  std::deque<uint64_t> write_queue_;                         // granted large messages
+  std::deque<uint32_t> grant_queue_;
+  std::deque<Retransmit> retransmit_queue_;
+  std::deque<InFlight> in_flight_;  // by global number, oldest first
+  uint64_t outstanding_ = 0;        // in_flight_ entries not yet done
+  uint64_t bytes_in_flight_ = 0;
+  world::TimerId timer_;
+  Time last_progress_;
+  uint32_t timeouts_in_a_row_ = 0;
+  std::optional<Time> failed_over_at_;  // until the first acknowledgement on the new primary
+  bool failed_ = false;
+  SenderStats stats_;
+};
+
+}  // namespace bifrost::transport

@@ -1,0 +1,252 @@
+// The sender's feedback side: send completions, software ACKs, loss detection, the
+// retransmission timer and QP failover.
+#include <algorithm>
+
+#include "bifrost/transport/endpoint.h"
+#include "sender.h"
+
+namespace bifrost::transport {
+
+namespace {
+
+// Consecutive timeouts after which a UC connection gives up its primary QP's path (A.3).
+constexpr uint32_t kTimeoutsBeforeFailover = 3;
+constexpr uint32_t kMaxBackoffShift = 6;
+
+}  // namespace
+
+Sender::InFlight* Sender::find(uint64_t global) {
+  if (in_flight_.empty() || global < in_flight_.front().global) return nullptr;
+  const uint64_t index = global - in_flight_.front().global;
+  return index < in_flight_.size() ? &in_flight_[index] : nullptr;
+}
+
+std::optional<uint64_t> Sender::resolve(const AckedWqe& entry) {
+  if (entry.is_send) return entry.global;
+  const WriteImm imm = imm_.decode(entry.write_imm);
+  const auto seq = message_of_write_.find(write_seq_of(imm.message_id));
+  if (seq == message_of_write_.end()) return std::nullopt;
+  const OutMessage& m = messages_.at(seq->second);
+  if (imm.unit_offset >= m.chunk_global.size() || m.chunk_global[imm.unit_offset] == 0) {
+    return std::nullopt;
+  }
+  return m.chunk_global[imm.unit_offset];
+}
+
+void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
+  InFlight* wqe = find(wc.wr_id);
+  if (wqe == nullptr || wqe->completed) return;
+  wqe->completed = true;
+  wqe->t1 = wc.hw_timestamp;
+  release_posted(*wqe);
+  const bool ok = wc.status == rnic::WcStatus::success;
+  if (config_.reliability == Reliability::hardware_rc && !wqe->done) {
+    if (ok) {
+      // RC: the NIC's completion is the acknowledgement; the RTT runs from posting to it.
+      const Time rtt = rtt_sample(wqe->t1_posted, wc.hw_timestamp, Time::zero());
+      rtt_.add(rtt);
+      ++stats_.rtt_samples;
+      last_progress_ = scheduler_.now();
+      cc_->on_ack(AckEvent{.now = scheduler_.now(), .acked_bytes = wqe->bytes, .rtt = rtt});
+      acknowledge(*wqe);
+    } else {
+      fail_over_rc(wc.qp_num);
+    }
+  } else if (!ok && !wqe->done) {
+    declare_lost(*wqe);
+  }
+  retire_front();
+  pump();
+}
+
+void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
+  ++stats_.acks_received;
+  uint64_t acked_bytes = 0;
+  uint64_t newest = 0;
+  std::optional<Time> sample;
+  for (size_t i = 0; i < ack.count; ++i) {
+    const auto global = resolve(ack.entries[i]);
+    InFlight* wqe = global ? find(*global) : nullptr;
+    if (wqe == nullptr || wqe->done) {
+      ++stats_.stale_acks;
+      continue;
+    }
+    if (i == ack.timing_entry && wqe->completed) {
+      sample = rtt_sample(wqe->t1, ack_received_nic_time, Time::ns(ack.ack_delay_ns));
+      rtt_.add(*sample);
+      ++stats_.rtt_samples;
+    }
+    acked_bytes += wqe->bytes;
+    newest = std::max(newest, wqe->global);
+    acknowledge(*wqe);
+  }
+  const Time now = scheduler_.now();
+  if (acked_bytes > 0) {
+    last_progress_ = now;
+    timeouts_in_a_row_ = 0;
+  }
+  // One path delivers a QP's WQEs in order: an older WQE not acknowledged by now is lost.
+  bool lost = false;
+  for (InFlight& wqe : in_flight_) {
+    if (wqe.global >= newest) break;
+    if (wqe.done) continue;
+    declare_lost(wqe);
+    ++stats_.losses_detected;
+    lost = true;
+  }
+  cc_->on_ack(AckEvent{.now = now, .acked_bytes = acked_bytes, .rtt = sample});
+  if (lost) cc_->on_loss(now);
+  retire_front();
+  pump();
+}
+
+void Sender::acknowledge(InFlight& wqe) {
+  if (failed_over_at_) {
+    stats_.last_failover_gap = scheduler_.now() - *failed_over_at_;
+    failed_over_at_.reset();
+  }
+  wqe.done = true;
+  --outstanding_;
+  bytes_in_flight_ -= wqe.bytes;
+  if (wqe.kind == Kind::grant) {
+    const auto g = grants_.find(static_cast<uint32_t>(wqe.key));
+    if (g != grants_.end()) {
+      g->second.acked = true;
+      try_release_grant(g->first);
+    }
+    return;
+  }
+  const auto it = messages_.find(wqe.key);
+  if (it == messages_.end()) return;
+  OutMessage& m = it->second;
+  switch (wqe.kind) {
+    case Kind::message:
+      m.acked = true;
+      break;
+    case Kind::request:
+      break;  // the grant, not this ACK, moves the message on
+    case Kind::chunk:
+    case Kind::piece:
+      for (uint32_t u = wqe.unit; u < wqe.unit + wqe.units; ++u) {
+        if (m.unit_acked[u]) continue;
+        m.unit_acked[u] = true;
+        ++m.units_acked;
+      }
+      m.acked = m.units_acked == m.unit_acked.size();
+      break;
+    case Kind::grant:
+      break;
+  }
+  try_finish(m);
+}
+
+void Sender::declare_lost(InFlight& wqe) {
+  wqe.done = true;
+  --outstanding_;
+  bytes_in_flight_ -= wqe.bytes;
+  if (wqe.kind != Kind::chunk) {
+    retransmit_queue_.push_back(Retransmit{
+        .kind = wqe.kind, .key = wqe.key, .unit = wqe.unit, .send_number = wqe.send_number});
+    return;
+  }
+  // A lost chunk goes again as unit-sized SEND pieces (A.1.1): the receiver copies them into
+  // place, so no retransmission writes memory the application may already own.
+  for (uint32_t u = wqe.unit; u < wqe.unit + wqe.units; ++u) {
+    retransmit_queue_.push_back(
+        Retransmit{.kind = Kind::piece, .key = wqe.key, .unit = u, .send_number = std::nullopt});
+  }
+}
+
+void Sender::release_posted(const InFlight& wqe) {
+  if (wqe.slot) staging_.release(*wqe.slot);
+  if (wqe.kind == Kind::piece) return;  // its bytes were copied into the slot
+  if (wqe.kind == Kind::grant) {
+    const auto g = grants_.find(static_cast<uint32_t>(wqe.key));
+    if (g == grants_.end()) return;
+    --g->second.posted_wqes;
+    try_release_grant(g->first);
+    return;
+  }
+  const auto it = messages_.find(wqe.key);
+  if (it == messages_.end()) return;
+  --it->second.posted_wqes;
+  try_finish(it->second);
+}
+
+void Sender::try_finish(OutMessage& m) {
+  if (!m.acked || m.posted_wqes > 0) return;
+  if (m.slot) staging_.release(*m.slot);
+  if (m.large) message_of_write_.erase(m.write_seq);
+  ++stats_.messages_sent;
+  SendCallback done = std::move(m.done);
+  const SendCompletion completion{.message = m.number,
+                                  .status = SendStatus::delivered,
+                                  .posted = m.posted,
+                                  .completed = scheduler_.now()};
+  messages_.erase(m.number);
+  if (done) done(completion);
+}
+
+void Sender::try_release_grant(uint32_t id) {
+  const auto it = grants_.find(id);
+  if (it == grants_.end() || !it->second.acked || it->second.posted_wqes > 0) return;
+  if (it->second.slot) staging_.release(*it->second.slot);
+  grants_.erase(it);
+}
+
+void Sender::retire_front() {
+  while (!in_flight_.empty() && in_flight_.front().done && in_flight_.front().completed) {
+    in_flight_.pop_front();
+  }
+}
+
+// ---- timer and failover ----------------------------------------------------------------------
+
+Time Sender::rto() const {
+  return rtt_.rto(config_.min_rto) * (int64_t{1} << std::min(timeouts_in_a_row_, kMaxBackoffShift));
+}
+
+void Sender::arm_timer() {
+  if (timer_.valid() || outstanding_ == 0) return;
+  timer_ = scheduler_.at(last_progress_ + rto(), [this] {
+    timer_ = {};
+    on_timer();
+  });
+}
+
+void Sender::on_timer() {
+  if (outstanding_ == 0) return;
+  const Time now = scheduler_.now();
+  if (now - last_progress_ < rto()) {
+    arm_timer();
+    return;
+  }
+  ++stats_.timeouts;
+  ++timeouts_in_a_row_;
+  for (InFlight& wqe : in_flight_) {
+    if (!wqe.done) declare_lost(wqe);
+  }
+  cc_->on_timeout(now);
+  last_progress_ = now;
+  if (timeouts_in_a_row_ % kTimeoutsBeforeFailover == 0 && connection_.fail_over()) {
+    ++stats_.failovers;
+    failed_over_at_ = now;
+  }
+  pump();
+  arm_timer();
+}
+
+void Sender::fail_over_rc(uint32_t failed_qp) {
+  // Every WQE not completed on the failed QP goes again on the new primary; the receiver
+  // suppresses the ones it had already received (the race of A.2.1).
+  for (InFlight& wqe : in_flight_) {
+    if (!wqe.done) declare_lost(wqe);
+  }
+  cc_->on_loss(scheduler_.now());
+  if (connection_.primary().qp_num() == failed_qp && connection_.fail_over()) {
+    ++stats_.failovers;
+    failed_over_at_ = scheduler_.now();
+  }
+}
+
+}  // namespace bifrost::transport

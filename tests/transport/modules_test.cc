@@ -1,0 +1,134 @@
+// The control path's modules alone: duplicate detection, ACK coalescing, chunk sizes, the
+// Swift window, RTT estimation.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "bifrost/core/error.h"
+#include "bifrost/transport/cc/congestion_control.h"
+#include "bifrost/transport/cc/swift.h"
+#include "bifrost/transport/chunking/chunk_policy.h"
+#include "bifrost/transport/reliability/ack_builder.h"
+#include "bifrost/transport/reliability/sequence_set.h"
+#include "bifrost/transport/rtt/rtt_estimator.h"
+
+namespace bifrost::transport {
+namespace {
+
+TEST(SequenceSet, DetectsDuplicatesAndAdvancesItsFloor) {
+  SequenceSet set(128);
+  EXPECT_EQ(set.insert(1), SequenceSet::Insert::added);
+  EXPECT_EQ(set.floor(), 0u);
+  EXPECT_EQ(set.insert(0), SequenceSet::Insert::added);
+  EXPECT_EQ(set.floor(), 2u);
+  EXPECT_EQ(set.insert(1), SequenceSet::Insert::duplicate);
+  EXPECT_EQ(set.insert(2 + 128), SequenceSet::Insert::out_of_window);
+  EXPECT_FALSE(set.contains(130));
+  EXPECT_EQ(set.insert(129), SequenceSet::Insert::added);
+  EXPECT_TRUE(set.contains(129));
+  EXPECT_EQ(set.insert(129), SequenceSet::Insert::duplicate);
+}
+
+TEST(SequenceSet, ExtendsWrappedWireNumbersNearTheFloor) {
+  SequenceSet set(64, (uint64_t{1} << 32) - 2);
+  EXPECT_EQ(set.extend(0xFFFF'FFFE, 32), (uint64_t{1} << 32) - 2);
+  EXPECT_EQ(set.extend(3, 32), (uint64_t{1} << 32) + 3);             // wrapped forward
+  EXPECT_EQ(set.extend(0xFFFF'FFF0, 32), (uint64_t{1} << 32) - 16);  // a late duplicate
+  SequenceSet small(64, 5);
+  EXPECT_EQ(small.extend(2, 21), 2u);
+}
+
+TEST(AckBuilder, TriggersOnCountBytesHintAndOutOfOrder) {
+  AckBuilder b(AckCoalescing{.wqes = 4, .bytes = 10000});
+  const AckedWqe w{.is_send = true, .global = 1};
+  EXPECT_FALSE(b.add(w, 100, Time::us(1), false, false));
+  EXPECT_FALSE(b.add(w, 100, Time::us(1), false, false));
+  EXPECT_FALSE(b.add(w, 100, Time::us(1), false, false));
+  EXPECT_EQ(b.add(w, 100, Time::us(1), false, false), AckTrigger::wqes);
+  (void)b.take(1, Time::us(2), AckTrigger::wqes);
+  EXPECT_EQ(b.add(w, 10000, Time::us(1), false, false), AckTrigger::bytes);
+  (void)b.take(1, Time::us(2), AckTrigger::bytes);
+  EXPECT_EQ(b.add(w, 1, Time::us(1), true, false), AckTrigger::hint);
+  (void)b.take(1, Time::us(2), AckTrigger::hint);
+  EXPECT_EQ(b.add(w, 1, Time::us(1), true, true), AckTrigger::out_of_order);
+  const SoftAck ack = b.take(9, Time::us(4), AckTrigger::out_of_order);
+  EXPECT_EQ(ack.connection, 9u);
+  EXPECT_EQ(ack.ack_delay_ns, 3000u);  // from the newest receive to the post
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(b.triggers()[AckTrigger::wqes], 1u);
+  EXPECT_EQ(b.triggers()[AckTrigger::out_of_order], 1u);
+}
+
+TEST(AckBuilder, SendGlobalsTwoToTheThirtyTwoApartGoInSeparateAcks) {
+  AckBuilder b(AckCoalescing{});
+  ASSERT_FALSE(b.add(AckedWqe{.is_send = true, .global = 10}, 1, Time::zero(), false, false));
+  EXPECT_TRUE(b.fits(AckedWqe{.is_send = true, .global = 10 + 0xFFFF'FFFFull}));
+  EXPECT_FALSE(b.fits(AckedWqe{.is_send = true, .global = 10 + (uint64_t{1} << 32)}));
+  EXPECT_TRUE(b.fits(AckedWqe{.is_send = false, .write_imm = 5}));
+}
+
+TEST(LoadAwareChunking, FollowsWindowBdpAndQueuingDelay) {
+  const LoadAwareChunking chunking(4096, 65536);
+  ChunkContext c{.remaining = 1 << 20,
+                 .window_available = 1 << 20,
+                 .bdp = 625000,
+                 .rtt = Time::us(50),
+                 .base_rtt = Time::us(50)};
+  EXPECT_EQ(chunking.next_chunk(c), 65536u);  // idle path: the maximum chunk
+  c.rtt = Time::us(100);
+  EXPECT_EQ(chunking.next_chunk(c), 32768u);  // RTT doubled: half
+  c.rtt = Time::us(75);
+  EXPECT_EQ(chunking.next_chunk(c), 40960u);  // 65536 * 50/75 = 43690 -> 10 units
+  c.window_available = 10000;
+  c.rtt = Time::us(50);
+  EXPECT_EQ(chunking.next_chunk(c), 8192u);  // the window caps it, rounded down to units
+  c.window_available = 100;
+  EXPECT_EQ(chunking.next_chunk(c), 4096u);  // below a unit: one unit, no deadlock
+  c.remaining = 1000;
+  EXPECT_EQ(chunking.next_chunk(c), 1000u);  // the message's tail
+  c.window_available = 1 << 20;
+  c.remaining = 1 << 20;
+  c.bdp = 20000;
+  EXPECT_EQ(chunking.next_chunk(c), 16384u);  // a small BDP caps it
+}
+
+TEST(Swift, GrowsBelowTargetShrinksAboveAndDropsToMinimumOnLoss) {
+  const CcParams params{.base_rtt = Time::us(50), .bdp_bytes = 625000, .mss = 4096};
+  Swift swift(swift_params_for(params));
+  const uint64_t start = swift.window_bytes();
+  EXPECT_EQ(start, 625000u);
+  swift.on_ack(AckEvent{.now = Time::us(100), .acked_bytes = 625000, .rtt = Time::us(50)});
+  EXPECT_EQ(swift.window_bytes(), start + 4096);  // +1 mss per window acknowledged
+  const uint64_t before = swift.window_bytes();
+  swift.on_ack(AckEvent{.now = Time::us(200), .acked_bytes = 4096, .rtt = Time::us(120)});
+  EXPECT_LT(swift.window_bytes(), before);
+  const uint64_t once = swift.window_bytes();
+  swift.on_ack(AckEvent{.now = Time::us(210), .acked_bytes = 4096, .rtt = Time::us(120)});
+  EXPECT_EQ(swift.window_bytes(), once);  // at most one decrease per RTT
+  swift.on_loss(Time::us(300));
+  EXPECT_EQ(swift.window_bytes(), 4096u);
+}
+
+TEST(CongestionControl, FactoryKnowsSwiftAndNone) {
+  const CcParams params{};
+  EXPECT_EQ(make_congestion_control("swift", params)->name(), "swift");
+  EXPECT_EQ(make_congestion_control("none", params)->window_bytes(),
+            std::numeric_limits<uint64_t>::max());
+  EXPECT_THROW(make_congestion_control("cubic", params), Error);
+}
+
+TEST(Rtt, EquationOneSubtractsTheReceiverDelay) {
+  EXPECT_EQ(rtt_sample(Time::us(10), Time::us(150), Time::us(120)), Time::us(20));
+  EXPECT_EQ(rtt_sample(Time::us(10), Time::us(20), Time::us(30)), Time::zero());
+  RttEstimator e;
+  EXPECT_EQ(e.rto(Time::us(500)), Time::us(500));
+  e.add(Time::us(40));
+  EXPECT_EQ(e.srtt(), Time::us(40));
+  e.add(Time::us(80));
+  EXPECT_EQ(e.srtt(), Time::us(45));
+  EXPECT_EQ(e.min_rtt(), Time::us(40));
+  EXPECT_EQ(e.rto(Time::us(1)), e.srtt() + e.rttvar() * 4);
+}
+
+}  // namespace
+}  // namespace bifrost::transport

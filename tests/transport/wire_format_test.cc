@@ -1,0 +1,144 @@
+// The transport's own bytes: the WRITE immediate, the SEND header and the software ACK.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "bifrost/core/error.h"
+#include "bifrost/transport/wire/send_header.h"
+#include "bifrost/transport/wire/soft_ack.h"
+#include "bifrost/transport/wire/write_imm.h"
+
+namespace bifrost::transport {
+namespace {
+
+TEST(WriteImm, RoundTripsAndPacksHintIdOffset) {
+  const WriteImmCodec codec(ImmLayout{});
+  const WriteImm imm{.hint = true, .message_id = 0x1ABCDE, .unit_offset = 1023};
+  const uint32_t raw = codec.encode(imm);
+  EXPECT_EQ(raw, 0x8000'0000u | (0x1ABCDEu << 10) | 1023u);
+  const WriteImm back = codec.decode(raw);
+  EXPECT_TRUE(back.hint);
+  EXPECT_EQ(back.message_id, 0x1ABCDEu);
+  EXPECT_EQ(back.unit_offset, 1023u);
+  EXPECT_EQ(codec.max_units(), 1024u);
+}
+
+TEST(WriteImm, RejectsBadLayoutsAndFieldsThatDoNotFit) {
+  EXPECT_THROW(WriteImmCodec(ImmLayout{20, 10}), Error);
+  EXPECT_THROW(WriteImmCodec(ImmLayout{31, 0}), Error);
+  const WriteImmCodec codec(ImmLayout{21, 10});
+  EXPECT_THROW((void)codec.encode(WriteImm{.message_id = 1u << 21}), Error);
+  EXPECT_THROW((void)codec.encode(WriteImm{.unit_offset = 1024}), Error);
+}
+
+TEST(MaxMessageSize, FollowsUnitAndOffsetBits) {
+  TransportConfig c;
+  EXPECT_EQ(c.max_message_size(), 4u << 20);  // 4 KB units, 10 bits
+  c.unit_size = 1024;
+  EXPECT_EQ(c.max_message_size(), 1u << 20);  // 1 KB units, 10 bits
+  c.imm = ImmLayout{19, 12};
+  EXPECT_EQ(c.max_message_size(), 4u << 20);
+}
+
+TEST(SendHeader, RoundTripsEveryField) {
+  const SendHeader h{.type = SendType::write_grant,
+                     .hint = true,
+                     .send_number = 0xDEADBEEF,
+                     .global = 0x0123'4567'89AB'CDEF,
+                     .message_id = 77,
+                     .argument = 0xCAFE,
+                     .address = 0x7000'0000'1000};
+  std::vector<std::byte> bytes(kSendHeaderSize);
+  ASSERT_TRUE(encode_send_header(h, bytes));
+  const auto back = decode_send_header(bytes);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back.value.type, h.type);
+  EXPECT_EQ(back.value.hint, h.hint);
+  EXPECT_EQ(back.value.send_number, h.send_number);
+  EXPECT_EQ(back.value.global, h.global);
+  EXPECT_EQ(back.value.message_id, h.message_id);
+  EXPECT_EQ(back.value.argument, h.argument);
+  EXPECT_EQ(back.value.address, h.address);
+}
+
+TEST(SendHeader, RejectsTruncatedUnknownTypeAndReservedBits) {
+  std::vector<std::byte> bytes(kSendHeaderSize);
+  ASSERT_TRUE(encode_send_header(SendHeader{}, bytes));
+  EXPECT_EQ(decode_send_header(std::span(bytes).first(31)).error, wire::WireError::kTruncated);
+  auto bad = bytes;
+  bad[0] = std::byte{9};
+  EXPECT_EQ(decode_send_header(bad).error, wire::WireError::kFieldOutOfRange);
+  bad = bytes;
+  bad[1] = std::byte{2};
+  EXPECT_EQ(decode_send_header(bad).error, wire::WireError::kFieldOutOfRange);
+  bad = bytes;
+  bad[3] = std::byte{1};
+  EXPECT_EQ(decode_send_header(bad).error, wire::WireError::kFieldOutOfRange);
+}
+
+SoftAck mixed_ack() {
+  SoftAck ack;
+  ack.connection = 42;
+  ack.count = 3;
+  ack.entries[0] = AckedWqe{.is_send = true, .global = 1000};
+  ack.entries[1] = AckedWqe{.is_send = false, .write_imm = 0x1234};
+  ack.entries[2] = AckedWqe{.is_send = true, .global = 1000 + 0xFFFF'FFFFull};
+  ack.timing_entry = 2;
+  ack.ack_delay_ns = 5000;
+  return ack;
+}
+
+TEST(SoftAck, LayoutIsHeaderPlusFourBytesPerEntryLeastSignificantBitFirst) {
+  std::vector<std::byte> bytes(kSoftAckMaxSize);
+  const auto size = encode_soft_ack(mixed_ack(), bytes);
+  ASSERT_TRUE(size);
+  EXPECT_EQ(size.value, 24u + 3 * 4);
+  // Type bitmap at bytes 8..11: entries 0 and 2 are SENDs -> 0b101.
+  EXPECT_EQ(bytes[11], std::byte{0b101});
+  // Base global (least SEND global) at 16..23, entries as offsets against it.
+  EXPECT_EQ(bytes[23], std::byte{1000 & 0xFF});
+  EXPECT_EQ(bytes[24 + 11], std::byte{0xFF});
+  const auto back = decode_soft_ack(std::span(bytes).first(size.value));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back.value.connection, 42u);
+  EXPECT_EQ(back.value.count, 3);
+  EXPECT_EQ(back.value.timing_entry, 2);
+  EXPECT_EQ(back.value.ack_delay_ns, 5000u);
+  EXPECT_EQ(back.value.entries[0].global, 1000u);
+  EXPECT_FALSE(back.value.entries[1].is_send);
+  EXPECT_EQ(back.value.entries[1].write_imm, 0x1234u);
+  EXPECT_EQ(back.value.entries[2].global, 1000 + 0xFFFF'FFFFull);
+}
+
+TEST(SoftAck, GlobalsTwoToTheThirtyTwoApartDoNotEncode) {
+  SoftAck ack = mixed_ack();
+  ack.entries[2].global = 1000 + (uint64_t{1} << 32);
+  std::vector<std::byte> bytes(kSoftAckMaxSize);
+  EXPECT_EQ(encode_soft_ack(ack, bytes).error, wire::WireError::kFieldOutOfRange);
+}
+
+TEST(SoftAck, DecoderRejectsMalformedAcks) {
+  std::vector<std::byte> bytes(kSoftAckMaxSize);
+  const auto size = encode_soft_ack(mixed_ack(), bytes);
+  ASSERT_TRUE(size);
+  const auto good = std::span(bytes).first(size.value);
+  EXPECT_EQ(decode_soft_ack(good.first(23)).error, wire::WireError::kTruncated);
+  EXPECT_EQ(decode_soft_ack(good.first(size.value - 1)).error, wire::WireError::kTruncated);
+  EXPECT_EQ(decode_soft_ack(std::span(bytes).first(size.value + 4)).error,
+            wire::WireError::kPayloadNotAllowed);
+  std::vector<std::byte> bad(good.begin(), good.end());
+  bad[4] = std::byte{0};  // count 0
+  EXPECT_EQ(decode_soft_ack(bad).error, wire::WireError::kFieldOutOfRange);
+  bad.assign(good.begin(), good.end());
+  bad[5] = std::byte{3};  // timing entry past the count
+  EXPECT_EQ(decode_soft_ack(bad).error, wire::WireError::kFieldOutOfRange);
+  bad.assign(good.begin(), good.end());
+  bad[11] = std::byte{0b1101};  // a type bit past the count
+  EXPECT_EQ(decode_soft_ack(bad).error, wire::WireError::kFieldOutOfRange);
+  bad.assign(good.begin(), good.end());
+  bad[28] = std::byte{0x80};  // a WRITE entry with the hint bit
+  EXPECT_EQ(decode_soft_ack(bad).error, wire::WireError::kFieldOutOfRange);
+}
+
+}  // namespace
+}  // namespace bifrost::transport
