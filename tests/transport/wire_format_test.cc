@@ -1,6 +1,7 @@
 // The transport's own bytes: the WRITE immediate, the SEND header and the software ACK.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <vector>
 
 #include "bifrost/core/error.h"
@@ -115,6 +116,22 @@ TEST(SoftAck, GlobalsTwoToTheThirtyTwoApartDoNotEncode) {
   ack.entries[2].global = 1000 + (uint64_t{1} << 32);
   std::vector<std::byte> bytes(kSoftAckMaxSize);
   EXPECT_EQ(encode_soft_ack(ack, bytes).error, wire::WireError::kFieldOutOfRange);
+}
+
+// Found by fuzz_transport: the least SEND global was searched with UINT64_MAX as "none", so an
+// ACK whose only SEND carries global 2^64 - 1 decoded but did not re-encode.
+TEST(SoftAck, TheLargestGlobalNumberRoundTrips) {
+  SoftAck ack = mixed_ack();
+  ack.count = 2;
+  ack.timing_entry = 1;
+  ack.entries[0].global = std::numeric_limits<uint64_t>::max();
+  std::vector<std::byte> bytes(kSoftAckMaxSize);
+  const auto size = encode_soft_ack(ack, bytes);
+  ASSERT_TRUE(size);
+  const auto back = decode_soft_ack(std::span(bytes).first(size.value));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back.value.entries[0].global, std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(back.value.entries[1].write_imm, 0x1234u);
 }
 
 TEST(SoftAck, DecoderRejectsMalformedAcks) {

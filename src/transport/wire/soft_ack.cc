@@ -12,12 +12,17 @@ using wire::WireError;
 
 namespace {
 
+// The base every SEND entry is compressed against. A flag, not a sentinel: every 64-bit value,
+// including the maximum, is a valid global number.
 uint64_t least_send_global(const SoftAck& ack) {
-  uint64_t least = std::numeric_limits<uint64_t>::max();
+  bool any = false;
+  uint64_t least = 0;
   for (size_t i = 0; i < ack.count; ++i) {
-    if (ack.entries[i].is_send) least = std::min(least, ack.entries[i].global);
+    if (!ack.entries[i].is_send) continue;
+    least = any ? std::min(least, ack.entries[i].global) : ack.entries[i].global;
+    any = true;
   }
-  return least == std::numeric_limits<uint64_t>::max() ? 0 : least;
+  return least;
 }
 
 }  // namespace
