@@ -44,9 +44,9 @@ Network::Network(world::Scheduler& scheduler, topology::Graph graph, const Netwo
     adjacency_[edge.b].push_back({e, edge.a, static_cast<uint32_t>(adjacency_[edge.b].size())});
   }
   build_nodes(config);
-  build_links();
+  build_links(config.seed);
   install_routes();
-  if (config.switches.pfc.enabled) install_pfc(config);
+  install_flow_control(config);
 }
 
 void Network::build_nodes(const NetworkConfig& config) {
@@ -73,7 +73,7 @@ net::EgressPort& Network::egress_of(uint32_t node, uint32_t port) {
   return switches_[node - graph_.hosts]->egress(port);
 }
 
-void Network::build_links() {
+void Network::build_links(uint64_t seed) {
   std::vector<uint32_t> next_port(graph_.nodes.size(), 0);
   auto end_of = [&](uint32_t node) {
     const uint32_t port = next_port[node]++;
@@ -84,6 +84,8 @@ void Network::build_links() {
     net::LinkConfig lc;
     lc.rate = edge.link.rate;
     lc.propagation = edge.link.delay;
+    lc.jitter = edge.link.jitter;
+    lc.seed = seed * 1'000'003 + 500'009 + links_.size();  // its own jitter stream per link
     const net::LinkEnd a = end_of(edge.a);
     const net::LinkEnd b = end_of(edge.b);
     links_.push_back({fmt::format("{}-{}", graph_.nodes[edge.a].name, graph_.nodes[edge.b].name),
@@ -150,40 +152,6 @@ void Network::install_routes() {
       }
     }
     i = j;
-  }
-}
-
-void Network::install_pfc(const NetworkConfig& config) {
-  const auto& pfc = config.switches.pfc;
-  net::PfcConfig base;
-  base.lossless_priorities = config.lossless_priorities;
-  if (pfc.threshold == scenario::PfcThreshold::static_bytes) {
-    base.xoff = net::Threshold::fixed(pfc.xoff);
-    base.xon_offset = pfc.xoff - pfc.xon;
-  } else {
-    base.xoff = net::Threshold::dynamic(config.switches.alpha);
-    base.xon_offset = pfc.resume_offset;
-  }
-  // Every switch port pauses the egress at the other end of its link, switch or NIC.
-  for (const auto& info : links_) {
-    for (const auto& [down, up] : {std::pair{info.a, info.b}, std::pair{info.b, info.a}}) {
-      if (graph_.is_host(down)) continue;
-      const uint32_t down_port = port_towards(down, up);
-      const uint32_t up_port = port_towards(up, down);
-      net::PfcConfig c = base;
-      if (pfc.headroom) {
-        c.headroom = *pfc.headroom;
-      } else {
-        const uint32_t max_frame = net::data_frame_bytes(wire::Opcode::kRcWriteFirst,
-                                                         static_cast<uint32_t>(config.mtu.count()));
-        c.headroom = net::pfc_headroom_bound({info.link->rate(), info.link->propagation(),
-                                              config.switch_latency, max_frame, max_frame});
-      }
-      auto pair = net::install_pfc(scheduler_, c, *switches_[down - graph_.hosts], down_port,
-                                   egress_of(up, up_port));
-      pfc_points_.push_back(
-          {fmt::format("{}->{}", graph_.nodes[up].name, graph_.nodes[down].name), pair.gate});
-    }
   }
 }
 

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <map>
 #include <optional>
+#include <string>
 
 #include "bifrost/core/error.h"
 #include "bifrost/net/frame.h"
@@ -94,14 +96,20 @@ class Sampler {
   Sampler(Network& network, const scenario::MetricsConfig& config, metrics::RunMetrics& out)
       : network_(network), config_(config), out_(out) {
     if (config.throughput_interval) {
+      // Parallel links (two_dc's dci_links) join the same nodes: the second is "a->b#2".
+      std::map<std::string, int> seen;
+      const auto unique = [&seen](std::string name) {
+        const int n = ++seen[name];
+        return n == 1 ? name : fmt::format("{}#{}", name, n);
+      };
       for (const auto& info : network.links()) {
         const auto& nodes = network.graph().nodes;
         directions_.push_back(
-            {&info.link->a_to_b(), out.throughput.add_link(fmt::format("{}->{}", nodes[info.a].name,
-                                                                       nodes[info.b].name))});
+            {&info.link->a_to_b(), out.throughput.add_link(unique(fmt::format(
+                                       "{}->{}", nodes[info.a].name, nodes[info.b].name)))});
         directions_.push_back(
-            {&info.link->b_to_a(), out.throughput.add_link(fmt::format("{}->{}", nodes[info.b].name,
-                                                                       nodes[info.a].name))});
+            {&info.link->b_to_a(), out.throughput.add_link(unique(fmt::format(
+                                       "{}->{}", nodes[info.b].name, nodes[info.a].name)))});
       }
       next_throughput_ = Time::zero();
     }

@@ -29,6 +29,14 @@ constexpr BadFile kBadFiles[] = {
     {"bad_buffer_unit.toml",
      "bad_buffer_unit.toml:5:10: switch.buffer: \"12mb\" has an unknown size unit \"mb\"; valid "
      "units: B, KB, MB, GB, KiB, MiB, GiB (units are case-sensitive: did you mean \"MB\"?)"},
+    {"bad_cbfc_buffer_block.toml",
+     "bad_cbfc_buffer_block.toml:10:10: switch.flow_control.host.buffer: 32 bytes cannot hold one "
+     "64-byte credit block"},
+    {"bad_cbfc_field_bits.toml",
+     "bad_cbfc_field_bits.toml:11:14: switch.flow_control.dci.field_bits: 1 is not valid; valid "
+     "values: 0 (the ideal variant, no field limit) or 2 to 32"},
+    {"bad_cbfc_missing_buffer.toml",
+     "bad_cbfc_missing_buffer.toml:8:1: switch.flow_control.dci: missing required key \"buffer\""},
     {"bad_cdf_and_size.toml",
      "bad_cdf_and_size.toml:7:8: workload[0].size: give either cdf or size, not both"},
     {"bad_cdf_file.toml",
@@ -37,6 +45,37 @@ constexpr BadFile kBadFiles[] = {
     {"bad_cdf_name.toml",
      "bad_cdf_name.toml:6:7: workload[0].cdf: \"websarch\" is neither a built-in distribution "
      "(websearch, fb_hadoop) nor a file ({dir}/websarch does not exist)"},
+    {"bad_dci_buffer_above_switch.toml",
+     "bad_dci_buffer_above_switch.toml:10:10: switch.flow_control.dci.buffer: 12000000 bytes is "
+     "not below the switch buffer (12000000 bytes)"},
+    {"bad_dci_guard.toml",
+     "bad_dci_guard.toml:10:9: switch.flow_control.dci.guard: expected a boolean (true or false), "
+     "found a string"},
+    {"bad_dci_jitter.toml",
+     "bad_dci_jitter.toml:8:14: topology.dci_jitter: \"-5ns\" is not a time: expected a number "
+     "followed by a unit, such as \"1us\""},
+    {"bad_dci_key.toml",
+     "bad_dci_key.toml:10:1: switch.flow_control.dci: unknown key \"xoff\" for kind \"dci\"; valid "
+     "keys: kind, slot, leak_every, buffer, guard"},
+    {"bad_dci_leak_every.toml",
+     "bad_dci_leak_every.toml:10:14: switch.flow_control.dci.leak_every: -1 is out of range; valid "
+     "values: 0 to 65536"},
+    {"bad_dci_short_link.toml",
+     "bad_dci_short_link.toml:9:8: switch.flow_control.fabric.kind: the default time slot of 10us "
+     "is not shorter than the one-way delay of the fabric links (1us); DCI needs T below it (on a "
+     "short link use pfc)"},
+    {"bad_dci_slot_delay.toml",
+     "bad_dci_slot_delay.toml:10:8: switch.flow_control.dci.slot: a time slot of 60us is not "
+     "shorter than the one-way delay of the dci links (50us); DCI needs T below it (on a short "
+     "link "
+     "use pfc)"},
+    {"bad_dci_slot_latency.toml",
+     "bad_dci_slot_latency.toml:12:8: switch.flow_control.dci.slot: a time slot of 2us is not "
+     "longer than the switch latency (2us); the queue read at a slot must include the previous "
+     "slot's arrivals"},
+    {"bad_dci_slot_pause_field.toml",
+     "bad_dci_slot_pause_field.toml:12:8: switch.flow_control.dci.slot: a time slot of 4000us does "
+     "not fit a pause frame's 16-bit field, at most 3355.392us at 10 Gb/s"},
     {"bad_delay_and_length.toml",
      "bad_delay_and_length.toml:5:21: topology.bottleneck_length: give either bottleneck_delay or "
      "bottleneck_length, not both"},
@@ -62,6 +101,22 @@ constexpr BadFile kBadFiles[] = {
      "bad_fat_tree_odd_k.toml:3:5: topology.k: 5 is odd; a fat tree needs an even radix"},
     {"bad_fat_tree_tiers.toml",
      "bad_fat_tree_tiers.toml:4:9: topology.tiers: 4 is out of range; valid values: 2 to 3"},
+    {"bad_fc_kind.toml",
+     "bad_fc_kind.toml:9:8: switch.flow_control.dci.kind: \"swing\" is not valid; valid choices: "
+     "pfc, dci, cbfc, none"},
+    {"bad_fc_missing_kind.toml",
+     "bad_fc_missing_kind.toml:8:1: switch.flow_control.dci: missing required key \"kind\""},
+    {"bad_fc_none_key.toml",
+     "bad_fc_none_key.toml:10:1: switch.flow_control.dci: unknown key \"slot\" for kind \"none\"; "
+     "valid keys: kind"},
+    {"bad_fc_not_table.toml",
+     "bad_fc_not_table.toml:9:7: switch.flow_control.dci: expected a table, found a string"},
+    {"bad_fc_pfc_enabled.toml",
+     "bad_fc_pfc_enabled.toml:13:1: switch.flow_control.dci: unknown key \"enabled\" for threshold "
+     "\"static\"; valid keys: kind, threshold, xoff, xon, headroom"},
+    {"bad_fc_unknown_class.toml",
+     "bad_fc_unknown_class.toml:8:1: switch.flow_control.wan: \"wan\" is not a link class of a "
+     "two_dc topology; valid classes: host, fabric, dci"},
     {"bad_file_contents.toml",
      "bad_file_contents.toml:7:8: workload[0].path: {dir}/good_flows_htsim.cm:1: \"Nodes 8\" is "
      "more than the topology's 4 hosts"},
@@ -81,7 +136,7 @@ constexpr BadFile kBadFiles[] = {
      "bad_interval.toml:5:18: metrics.queue_interval: must be greater than zero, found \"0us\""},
     {"bad_key_for_kind.toml",
      "bad_key_for_kind.toml:4:1: topology: unknown key \"spines\" for kind \"star\"; valid keys: "
-     "kind, host_rate, host_delay, host_length, hosts"},
+     "kind, host_rate, host_delay, host_length, host_jitter, hosts"},
     {"bad_kind.toml",
      "bad_kind.toml:2:8: topology.kind: \"ring\" is not valid; valid choices: dumbbell, star, "
      "leaf_spine, fat_tree, parking_lot, two_dc"},
@@ -96,15 +151,15 @@ constexpr BadFile kBadFiles[] = {
     {"bad_mtu.toml",
      "bad_mtu.toml:2:7: simulation.mtu: 10000 bytes is out of range; valid values: 64 to 9216 "
      "bytes"},
+    {"bad_name_chars.toml",
+     "bad_name_chars.toml:6:8: workload[0].name: \"my perm\" is not a valid name; use letters, "
+     "digits and _-.:/"},
     {"bad_nic_mtu.toml",
      "bad_nic_mtu.toml:7:9: nic.model: the rnic model needs a RoCE path MTU: set simulation.mtu "
      "to 256, 512, 1024, 2048 or 4096 bytes (it is 1000)"},
     {"bad_nic_recovery.toml",
      "bad_nic_recovery.toml:8:12: nic.recovery: \"sack\" is not valid; valid choices: gbn, irn, "
      "srnic, fasr"},
-    {"bad_name_chars.toml",
-     "bad_name_chars.toml:6:8: workload[0].name: \"my perm\" is not a valid name; use letters, "
-     "digits and _-.:/"},
     {"bad_percentiles.toml",
      "bad_percentiles.toml:5:24: metrics.percentiles: 95 does not increase on the previous "
      "percentile (99)"},

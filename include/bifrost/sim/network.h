@@ -1,11 +1,14 @@
 #pragma once
 // A simulated network built from a topology graph: hosts, switches and links from net/, with
-// shortest-path ECMP routes and, when configured, PFC on every link end that can be paused.
+// shortest-path ECMP routes and, when configured, flow control on every link end that can be
+// paused: [switch.pfc] everywhere, or per link class PFC, Bifrost DCI, CBFC or none.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bifrost/net/flowctl/cbfc.h"
+#include "bifrost/net/flowctl/dci.h"
 #include "bifrost/net/flowctl/pfc.h"
 #include "bifrost/net/host.h"
 #include "bifrost/net/link.h"
@@ -21,8 +24,9 @@ struct NetworkConfig {
   Bytes mtu = Bytes(1000);  // payload bytes per packet; sizes PFC headroom
   Time switch_latency = Time::zero();
   uint64_t seed = 1;
-  // With PFC on, bit p makes priority p lossless; each lossless priority of each switch port
-  // reserves its own headroom, so only the priorities traffic uses should be set.
+  // With flow control on, bit p makes priority p lossless; each lossless priority of each switch
+  // port reserves its own headroom (DCI: H + k x S; CBFC: its buffer), so only the priorities
+  // traffic uses should be set.
   uint8_t lossless_priorities = 1u << 3;
 };
 
@@ -42,6 +46,14 @@ class Network {
     std::string name;  // the paused egress: "<node>-><peer>"
     net::PfcGate* gate = nullptr;
   };
+  struct DciPoint {
+    std::string name;  // the controlled direction: "<upstream>-><downstream>"
+    net::DciIngress* ingress = nullptr;
+  };
+  struct CbfcPoint {
+    std::string name;  // the credit-gated direction: "<upstream>-><downstream>"
+    net::CbfcPair pair;
+  };
 
   // Throws Error for configurations the switches refuse (buffer too small for the headroom).
   Network(world::Scheduler& scheduler, topology::Graph graph, const NetworkConfig& config);
@@ -52,7 +64,10 @@ class Network {
   net::Host& host(uint32_t index) { return *hosts_.at(index); }
   const std::vector<std::unique_ptr<net::Switch>>& switches() const { return switches_; }
   const std::vector<LinkInfo>& links() const { return links_; }
+  // Every egress that obeys pauses: PFC's, and DCI's (whose upstream is a PFC gate).
   const std::vector<PfcPoint>& pfc_points() const { return pfc_points_; }
+  const std::vector<DciPoint>& dci_points() const { return dci_points_; }
+  const std::vector<CbfcPoint>& cbfc_points() const { return cbfc_points_; }
   const topology::Graph& graph() const { return graph_; }
 
   // The links of one shortest path from host `src` to host `dst`, in order (all shortest paths
@@ -66,9 +81,23 @@ class Network {
     uint32_t port = 0;  // this node's port number on the link
   };
   void build_nodes(const NetworkConfig& config);
-  void build_links();
+  void build_links(uint64_t seed);
   void install_routes();
-  void install_pfc(const NetworkConfig& config);
+  // network_flow_control.cc
+  struct Ends {  // one direction of a link: the controlling switch and the controlled egress
+    uint32_t down = 0;
+    uint32_t down_port = 0;
+    uint32_t up = 0;
+    uint32_t up_port = 0;
+  };
+  void install_flow_control(const NetworkConfig& config);
+  void install_pfc(const NetworkConfig& config, const scenario::PfcConfig& pfc,
+                   const LinkInfo& info, const Ends& e);
+  void install_dci(const NetworkConfig& config, const scenario::DciFlowControl& dci, const Ends& e);
+  void install_cbfc(const NetworkConfig& config, const scenario::CbfcFlowControl& cbfc,
+                    const Ends& e);
+  // `node`'s port on link `link` (an index into links_).
+  uint32_t port_on_link(uint32_t node, uint32_t link) const;
   // Hop distances from `node` over switches (hosts are not transit nodes).
   std::vector<uint32_t> distances_from(uint32_t node) const;
   // This node's port on its link to `peer`; throws Error if there is none.
@@ -82,6 +111,8 @@ class Network {
   std::vector<std::unique_ptr<net::Switch>> switches_;  // graph node hosts_+i is switch i
   std::vector<LinkInfo> links_;
   std::vector<PfcPoint> pfc_points_;
+  std::vector<DciPoint> dci_points_;
+  std::vector<CbfcPoint> cbfc_points_;
 };
 
 }  // namespace bifrost::sim

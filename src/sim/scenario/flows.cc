@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "bifrost/core/overloaded.h"
 #include "bifrost/sim/workload/patterns.h"
 #include "bifrost/sim/workload/poisson.h"
 
@@ -10,13 +11,6 @@ namespace bifrost::sim::scenario {
 namespace {
 
 using workload::Flow;
-
-template <typename... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <typename... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
 
 }  // namespace
 

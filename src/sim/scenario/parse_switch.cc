@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <span>
+#include <vector>
 
 #include "parsers.h"
 
@@ -8,17 +10,20 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kSwitchKeys = {"buffer", "alpha", "latency", "ecn",
-                                                         "pfc"};
+constexpr std::array<std::string_view, 6> kSwitchKeys = {"buffer", "alpha", "latency",
+                                                         "ecn",    "pfc",   "flow_control"};
 constexpr std::array<std::string_view, 4> kEcnKeys = {"enabled", "kmin", "kmax", "pmax"};
 constexpr std::array<std::string_view, 2> kThresholds = {"dynamic", "static"};
-constexpr std::array<std::string_view, 5> kPfcStaticKeys = {"enabled", "threshold", "xoff", "xon",
-                                                            "headroom"};
-constexpr std::array<std::string_view, 4> kPfcDynamicKeys = {"enabled", "threshold",
-                                                             "resume_offset", "headroom"};
+constexpr std::array<std::string_view, 4> kPfcStaticKeys = {"threshold", "xoff", "xon", "headroom"};
+constexpr std::array<std::string_view, 3> kPfcDynamicKeys = {"threshold", "resume_offset",
+                                                             "headroom"};
 
-std::string bytes_text(Bytes b) {
-  return fmt::format("{} bytes", b.count());
+// `lead` ("enabled" or "kind") first, then the keys of the threshold kind.
+std::vector<std::string_view> pfc_keys(std::string_view lead,
+                                       std::span<const std::string_view> rest) {
+  std::vector<std::string_view> keys = {lead};
+  keys.insert(keys.end(), rest.begin(), rest.end());
+  return keys;
 }
 
 std::optional<EcnConfig> parse_ecn(const TableReader& r, Bytes buffer) {
@@ -43,12 +48,18 @@ std::optional<EcnConfig> parse_ecn(const TableReader& r, Bytes buffer) {
   return ecn;
 }
 
-PfcConfig parse_pfc(const TableReader& r, Bytes buffer, Bytes mtu) {
+}  // namespace
+
+std::string bytes_text(Bytes b) {
+  return fmt::format("{} bytes", b.count());
+}
+
+PfcConfig parse_pfc(const TableReader& r, Bytes buffer, Bytes mtu, std::string_view lead_key) {
   const std::string threshold = r.choice("threshold", kThresholds).value_or("dynamic");
   PfcConfig pfc;
-  pfc.enabled = r.boolean("enabled").value_or(true);
+  pfc.enabled = true;
   if (threshold == "static") {
-    r.allow_only(kPfcStaticKeys, " for threshold \"static\"");
+    r.allow_only(pfc_keys(lead_key, kPfcStaticKeys), " for threshold \"static\"");
     pfc.threshold = PfcThreshold::static_bytes;
     pfc.xoff = r.required(r.positive_bytes("xoff"), "xoff");
     pfc.xon = r.required(r.bytes("xon"), "xon");
@@ -61,7 +72,7 @@ PfcConfig parse_pfc(const TableReader& r, Bytes buffer, Bytes mtu) {
                                  bytes_text(buffer)));
     }
   } else {
-    r.allow_only(kPfcDynamicKeys, " for threshold \"dynamic\"");
+    r.allow_only(pfc_keys(lead_key, kPfcDynamicKeys), " for threshold \"dynamic\"");
     pfc.threshold = PfcThreshold::dynamic;
     pfc.resume_offset = r.bytes("resume_offset").value_or(mtu * 2);
     if (pfc.resume_offset >= buffer) {
@@ -77,9 +88,7 @@ PfcConfig parse_pfc(const TableReader& r, Bytes buffer, Bytes mtu) {
   return pfc;
 }
 
-}  // namespace
-
-SwitchConfig parse_switch(const TableReader& r, Bytes mtu) {
+SwitchConfig parse_switch(const TableReader& r, Bytes mtu, const Topology& topology) {
   r.allow_only(kSwitchKeys);
   SwitchConfig s;
   if (auto buffer = r.positive_bytes("buffer")) s.buffer = *buffer;
@@ -94,7 +103,14 @@ SwitchConfig parse_switch(const TableReader& r, Bytes mtu) {
     s.ecn = parse_ecn(TableReader(*ecn, r.path() + ".ecn", r.file()), s.buffer);
   }
   if (const toml::table* pfc = r.subtable("pfc")) {
-    s.pfc = parse_pfc(TableReader(*pfc, r.path() + ".pfc", r.file()), s.buffer, mtu);
+    const TableReader pr(*pfc, r.path() + ".pfc", r.file());
+    const bool enabled = pr.boolean("enabled").value_or(true);
+    s.pfc = parse_pfc(pr, s.buffer, mtu, "enabled");
+    s.pfc.enabled = enabled;
+  }
+  if (const toml::table* fc = r.subtable("flow_control")) {
+    s.flow_control = parse_flow_control(TableReader(*fc, r.path() + ".flow_control", r.file()), s,
+                                        mtu, topology);
   }
   return s;
 }

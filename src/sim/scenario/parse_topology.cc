@@ -18,29 +18,34 @@ constexpr uint64_t kMaxHosts = uint64_t{1} << 20;
 const LinkSpec kDefaultHostLink{Rate::Gbps(100), Time::us(1)};
 
 std::vector<std::string_view> keys_for(std::string_view kind) {
-  std::vector<std::string_view> keys = {"kind", "host_rate", "host_delay", "host_length"};
+  std::vector<std::string_view> keys = {"kind", "host_rate", "host_delay", "host_length",
+                                        "host_jitter"};
   auto add = [&keys](std::initializer_list<std::string_view> more) {
     keys.insert(keys.end(), more.begin(), more.end());
   };
   if (kind == "dumbbell") {
-    add({"hosts_per_side", "bottleneck_rate", "bottleneck_delay", "bottleneck_length"});
+    add({"hosts_per_side", "bottleneck_rate", "bottleneck_delay", "bottleneck_length",
+         "bottleneck_jitter"});
   } else if (kind == "star") {
     add({"hosts"});
   } else if (kind == "leaf_spine") {
-    add({"leaves", "spines", "hosts_per_leaf", "fabric_rate", "fabric_delay", "fabric_length"});
+    add({"leaves", "spines", "hosts_per_leaf", "fabric_rate", "fabric_delay", "fabric_length",
+         "fabric_jitter"});
   } else if (kind == "fat_tree") {
-    add({"k", "tiers", "oversubscription", "fabric_rate", "fabric_delay", "fabric_length"});
+    add({"k", "tiers", "oversubscription", "fabric_rate", "fabric_delay", "fabric_length",
+         "fabric_jitter"});
   } else if (kind == "parking_lot") {
-    add({"hops", "hosts_per_switch", "chain_rate", "chain_delay", "chain_length"});
+    add({"hops", "hosts_per_switch", "chain_rate", "chain_delay", "chain_length", "chain_jitter"});
   } else {
     add({"leaves", "spines", "hosts_per_leaf", "fabric_rate", "fabric_delay", "fabric_length",
-         "dci_rate", "dci_delay", "dci_length", "dci_links"});
+         "fabric_jitter", "dci_rate", "dci_delay", "dci_length", "dci_jitter", "dci_links"});
   }
   return keys;
 }
 
 // <prefix>_rate and <prefix>_delay or <prefix>_length; absent values come from `fallback`, or
-// are required when there is none.
+// are required when there is none. <prefix>_jitter is never inherited: fibre jitter belongs to
+// one class of links (long-haul ones), and the default is none.
 LinkSpec link(const TableReader& r, std::string_view prefix, const LinkSpec* fallback) {
   const std::string rate_key = fmt::format("{}_rate", prefix);
   const std::string delay_key = fmt::format("{}_delay", prefix);
@@ -65,6 +70,7 @@ LinkSpec link(const TableReader& r, std::string_view prefix, const LinkSpec* fal
   } else {
     r.fail_table(fmt::format("missing required key \"{}\" (or \"{}\")", delay_key, length_key));
   }
+  if (auto jitter = r.time(fmt::format("{}_jitter", prefix))) spec.jitter = *jitter;
   return spec;
 }
 

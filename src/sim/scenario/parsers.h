@@ -2,6 +2,9 @@
 // The parts of the scenario parser, one per top-level table.
 #include <cstddef>
 #include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "bifrost/sim/scenario/scenario.h"
 #include "toml_reader.h"
@@ -10,7 +13,16 @@ namespace bifrost::sim::scenario::detail {
 
 SimulationConfig parse_simulation(const TableReader& r);
 Topology parse_topology(const TableReader& r);
-SwitchConfig parse_switch(const TableReader& r, Bytes mtu);
+SwitchConfig parse_switch(const TableReader& r, Bytes mtu, const Topology& topology);
+// [switch.flow_control]: one table per link class; `switches` holds the rest of [switch].
+std::vector<LinkClassFlowControl> parse_flow_control(const TableReader& r,
+                                                     const SwitchConfig& switches, Bytes mtu,
+                                                     const Topology& topology);
+// A PFC table: [switch.pfc] (lead_key "enabled") or a link class's (lead_key "kind"). Leaves
+// `enabled` true; the caller reads its own lead key.
+PfcConfig parse_pfc(const TableReader& r, Bytes buffer, Bytes mtu, std::string_view lead_key);
+// "123 bytes".
+std::string bytes_text(Bytes b);
 NicConfig parse_nic(const TableReader& r, Bytes mtu);
 WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Topology& topology,
                               const SimulationConfig& simulation,

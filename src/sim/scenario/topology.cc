@@ -4,17 +4,11 @@
 #include <fmt/ranges.h>
 
 #include "bifrost/core/error.h"
+#include "bifrost/core/overloaded.h"
 
 namespace bifrost::sim::scenario {
 
 namespace {
-
-template <typename... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <typename... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
 
 uint64_t leaf_spine_hosts(const LeafSpineTopology& t) {
   return uint64_t{t.leaves} * t.hosts_per_leaf;
@@ -85,8 +79,12 @@ std::vector<std::string_view> link_classes(const Topology& topology) {
 }
 
 Rate link_class_rate(const Topology& topology, std::string_view name) {
+  return link_class_spec(topology, name).rate;
+}
+
+const LinkSpec& link_class_spec(const Topology& topology, std::string_view name) {
   for (const auto& [class_name, link] : classes(topology)) {
-    if (class_name == name) return link->rate;
+    if (class_name == name) return *link;
   }
   throw Error("a {} topology has no link class \"{}\"; valid classes: {}", kind_name(topology),
               name, fmt::join(link_classes(topology), ", "));

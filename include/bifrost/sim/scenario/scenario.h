@@ -55,12 +55,42 @@ struct PfcConfig {
   std::optional<Bytes> headroom;
 };
 
+// No flow control: frames arriving over these links are lossy (the shared buffer's dynamic
+// threshold may drop them).
+struct NoFlowControl {};
+
+// Bifrost DCI on the downstream switch port (net::DciConfig); the upstream obeys as for PFC.
+struct DciFlowControl {
+  Time slot = Time::us(10);  // T
+  uint32_t leak_every = 1;   // k; 0: no leak handling
+  // Per port and lossless priority, H + k x S; nullopt: the minimum net::dci_min_buffer.
+  std::optional<Bytes> buffer;
+  bool guard = true;  // full pauses last T + guard (net::DciConfig::guard_full_pauses)
+};
+
+// InfiniBand credits (net::CbfcConfig): the downstream advertises, the upstream egress obeys.
+struct CbfcFlowControl {
+  Bytes buffer;  // per port and lossless priority
+  Time update_period = Time::us(1);
+  uint32_t field_bits = 12;  // 0: the ideal variant without the field limit
+};
+
+// The flow control of every link of one class, overriding [switch.pfc] on both of its ends.
+struct LinkClassFlowControl {
+  std::string link_class;
+  // "file:line:column: switch.flow_control.<class>": prefixes the errors that only building
+  // the network can find (a DCI buffer below Theorem 1's bound, a switch buffer too small).
+  std::string where;
+  std::variant<NoFlowControl, PfcConfig, DciFlowControl, CbfcFlowControl> kind;
+};
+
 struct SwitchConfig {
   Bytes buffer = Bytes(12'000'000);  // shared buffer per switch
   double alpha = 1.0;                // dynamic-threshold factor of the shared buffer
   Time latency;                      // processing latency of every switch, per packet
   std::optional<EcnConfig> ecn;      // nullopt: no ECN marking
-  PfcConfig pfc;
+  PfcConfig pfc;                     // every link class not in flow_control
+  std::vector<LinkClassFlowControl> flow_control;
 };
 
 // The headroom that absorbs what is in flight after a pause is sent: a round trip of the link

@@ -31,6 +31,8 @@ namespace bifrost::sim::scenario {
 struct LinkSpec {
   Rate rate;
   Time delay;  // one-way propagation delay
+  // Extra uniform [0, jitter] delay per frame (net::LinkConfig::jitter).
+  Time jitter = Time::zero();
   bool operator==(const LinkSpec&) const = default;
 };
 
@@ -93,6 +95,8 @@ uint64_t host_count(const Topology& topology);
 std::vector<std::string_view> link_classes(const Topology& topology);
 // The rate of one link of class `name`; throws Error listing the classes if there is no such.
 Rate link_class_rate(const Topology& topology, std::string_view name);
+// The rate, delay and jitter of class `name`; throws Error as link_class_rate does.
+const LinkSpec& link_class_spec(const Topology& topology, std::string_view name);
 // The host link, the same for every host in every topology.
 const LinkSpec& host_link(const Topology& topology);
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# FCT of 8 KB flows under N bandwidth flows on topology A, PFC vs Bifrost DCI on the long
+# links (see README.md). Builds bifrost-sim in the Release build, writes one scenario per
+# (scheme, N) from topology_a.toml.in, runs them and writes results.csv and fct.png here.
+#
+#   experiments/dci-fct/run.sh                 # N = 1 8 32 128, both schemes
+#   FLOWS="8" experiments/dci-fct/run.sh       # one N
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+build="${BIFROST_BUILD:-$root/build/release}"
+flows="${FLOWS:-1 8 32 128}"
+seed="${SEED:-1}"
+out="${OUT:-$root/out/dci-fct}"
+
+cd "$root"
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake --preset release -B "$build" >/dev/null
+fi
+cmake --build "$build" --target bifrost-sim >/dev/null
+tool="$build/tools/bifrost-sim"
+mkdir -p "$out"
+
+# The long links' flow control. PFC gets the buffer it needs (experiments/dci-buffer): XOFF one
+# round trip of bytes so the queue does not run dry after a resume, XON 100 KB below, and the
+# headroom sized from the link. DCI's H is left to the code (Delta + 2 Rs T + k S).
+flow_control() {
+  case "$1" in
+    pfc) printf '[switch.flow_control.dci]\nkind = "pfc"\nthreshold = "static"\nxoff = "3.75MB"\nxon = "3.65MB"\n' ;;
+    dci) printf '[switch.flow_control.dci]\nkind = "dci"\nslot = "10us"\nleak_every = 1\n' ;;
+  esac
+}
+
+for n in $flows; do
+  if [ "$n" -eq 1 ]; then senders="[0]"; rounds=1; per_host=1; else
+    senders="[0, 1]"; rounds=$(( n / 2 )); per_host=$(( n / 2 )); fi
+  # Twice what one flow's share of a 100 Gb/s host link carries in 30 ms (375 MB).
+  size="$(( 750 / per_host ))MB"
+  for scheme in pfc dci; do
+    name="${scheme}_n${n}"
+    fc="$(flow_control "$scheme")"
+    python3 - "$here/topology_a.toml.in" "$out/$name.toml" "$seed" "$senders" "$rounds" \
+      "$size" "$fc" <<'PY'
+import sys
+src, dst, seed, senders, rounds, size, fc = sys.argv[1:]
+text = open(src).read()
+for key, value in {"SEED": seed, "SENDERS": senders, "ROUNDS": rounds, "SIZE": size,
+                   "DCI_FLOW_CONTROL": fc}.items():
+    text = text.replace(f"@{key}@", value)
+open(dst, "w").write(text)
+PY
+    echo "== $name" >&2
+    "$tool" run "$out/$name.toml" --out "$out/$name" --quiet | tail -n 3 >&2
+  done
+done
+
+/usr/bin/python3 "$here/summarize.py" "$out" "$here/results.csv"
+/usr/bin/python3 "$here/plot.py" "$here/results.csv" "$here/fct.png"
+cat "$here/results.csv"

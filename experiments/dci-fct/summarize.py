@@ -1,0 +1,67 @@
+"""Collects one row per run of run.sh: FCT of the 8 KB latency flows (tag "latency"), the
+receiver's throughput, the DC 1 border switch's queue, drops and pauses.
+
+usage: summarize.py OUT_DIR RESULTS_CSV
+"""
+import csv
+import json
+import math
+import pathlib
+import re
+import sys
+
+
+def nearest_rank(sorted_values, p):
+    # The k-th smallest, k = max(1, ceil(p/100 n)), as bifrost's own statistics.
+    k = max(1, math.ceil(p / 100 * len(sorted_values)))
+    return sorted_values[k - 1]
+
+
+def row(run_dir, scheme, n):
+    fcts = []
+    total = 0
+    with open(run_dir / "flows.csv") as f:
+        for r in csv.DictReader(f):
+            if r["tag"] != "latency":
+                continue
+            total += 1
+            if r["fct_ps"]:
+                fcts.append(int(r["fct_ps"]) / 1e6)
+    fcts.sort()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    # Mean over the run of the receiver's link (all 30 ms, including the start-up).
+    receiver = summary["throughput"].get("dc1.leaf0->h4", {}).get("mean_gbps")
+    border = [q for name, q in summary["queues"].items() if name.startswith("dc1.border:")]
+    return {
+        "scheme": scheme,
+        "bandwidth_flows": n,
+        "latency_flows": total,
+        "finished": len(fcts),
+        "mean_fct_us": round(sum(fcts) / len(fcts), 1) if fcts else "",
+        "p50_fct_us": round(nearest_rank(fcts, 50), 1) if fcts else "",
+        "p99_fct_us": round(nearest_rank(fcts, 99), 1) if fcts else "",
+        "receiver_gbps": round(receiver, 2) if receiver is not None else "",
+        "dc1_border_max_queue_mb": round(max(q["max_bytes"] for q in border) / 1e6, 2),
+        "dc1_border_mean_queue_mb": round(max(q["mean_bytes"] for q in border) / 1e6, 2),
+        "drops": summary["drops"]["total"],
+        "pauses": summary["pauses"]["count"],
+        "wall_s": round(summary["wall_seconds"], 1),
+    }
+
+
+def main():
+    out, results = pathlib.Path(sys.argv[1]), sys.argv[2]
+    rows = []
+    for run_dir in sorted(p for p in out.iterdir() if p.is_dir()):
+        m = re.fullmatch(r"(pfc|dci)_n(\d+)", run_dir.name)
+        if m and (run_dir / "summary.json").exists():
+            rows.append(row(run_dir, m.group(1), int(m.group(2))))
+    rows.sort(key=lambda r: (r["bandwidth_flows"], r["scheme"] != "pfc"))
+    with open(results, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()

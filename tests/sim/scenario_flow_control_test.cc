@@ -1,0 +1,165 @@
+// Flow control per link class from a scenario file, end to end: a 2:1 incast across a short
+// two-datacenter network with Bifrost DCI (and fibre jitter) on the long-haul links finishes
+// with no drop while the DCI ports pause; the same traffic without flow control on those links
+// drops; errors that only the built network finds name the scenario table.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "bifrost/core/error.h"
+#include "bifrost/sim/scenario/scenario.h"
+#include "bifrost/sim/simulation.h"
+
+namespace bifrost::sim {
+namespace {
+
+scenario::Scenario parse(const std::string& text) {
+  return scenario::parse_scenario(text, "test.toml", std::filesystem::current_path());
+}
+
+RunSummary run(const std::string& text) {
+  RunOptions options;
+  options.progress = nullptr;
+  return run_scenario(parse(text), options);
+}
+
+// Hosts 0, 1 in DC 0 send 1.5 MB each to host 2 in DC 1 over two 100 Gb/s, 20 us links: the
+// receiver's link is the bottleneck, so the queue backs up across the long links. A 2 MB switch
+// buffer holds DCI's H (about 0.55 MB) but not the 1.5 MB excess of the incast.
+std::string two_dc(const std::string& long_haul) {
+  return R"(
+[simulation]
+seed = 5
+mtu = 1024
+duration = "20ms"
+[topology]
+kind = "two_dc"
+leaves = 1
+spines = 1
+hosts_per_leaf = 2
+host_rate = "100Gbps"
+fabric_rate = "400Gbps"
+dci_rate = "100Gbps"
+dci_delay = "20us"
+dci_jitter = "5ns"
+dci_links = 2
+[switch]
+buffer = "2MB"
+[switch.pfc]
+threshold = "static"
+xoff = "100KB"
+xon = "80KB"
+)" + long_haul +
+         R"(
+[[workload]]
+kind = "incast"
+senders = [0, 1]
+receiver = 2
+size = "1.5MB"
+)";
+}
+
+constexpr const char* kDci = R"(
+[switch.flow_control.dci]
+kind = "dci"
+slot = "2us"
+)";
+
+TEST(ScenarioFlowControl, DciOnTheLongLinksIsLosslessAndPauses) {
+  const RunSummary s = run(two_dc(kDci));
+  EXPECT_EQ(s.finished, 2u);
+  EXPECT_EQ(s.drops, 0u);
+  // The border switch of DC 1 paused the one of DC 0 over the long link.
+  const auto& ports = s.metrics.pauses.by_port();
+  const auto it = ports.find("dc0.border->dc1.border/prio0");
+  ASSERT_NE(it, ports.end()) << ports.size() << " paused ports, none over the long links";
+  EXPECT_GT(it->second.count, 0u);
+}
+
+TEST(ScenarioFlowControl, NoFlowControlOnTheLongLinksDrops) {
+  const RunSummary s = run(two_dc(R"(
+[switch.flow_control.dci]
+kind = "none"
+)"));
+  EXPECT_GT(s.drops, 0u);
+  EXPECT_LT(s.finished, 2u);  // a line-rate flow that lost a packet never completes
+}
+
+TEST(ScenarioFlowControl, CbfcOnTheLongLinksIsLossless) {
+  // The ideal variant with a buffer of more than a credit round trip (2 x 20 us + 1 us).
+  const RunSummary s = run(two_dc(R"(
+[switch.flow_control.dci]
+kind = "cbfc"
+buffer = "600KB"
+field_bits = 0
+)"));
+  EXPECT_EQ(s.finished, 2u);
+  EXPECT_EQ(s.drops, 0u);
+}
+
+TEST(ScenarioFlowControl, DciBufferBelowTheBoundNamesTheTable) {
+  try {
+    run(two_dc(R"(
+[switch.flow_control.dci]
+kind = "dci"
+slot = "2us"
+buffer = "300KB"
+)"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_TRUE(
+        message.starts_with("test.toml:24:1: switch.flow_control.dci: DCI buffer H = "
+                            "300000 bytes is below"))
+        << message;
+    EXPECT_NE(message.find("Theorem 1 does not hold"), std::string::npos) << message;
+  }
+}
+
+TEST(ScenarioFlowControl, ParsesEveryKindAndTheJitter) {
+  const auto s = parse(two_dc(R"(
+[switch.flow_control.dci]
+kind = "dci"
+slot = "4us"
+leak_every = 3
+buffer = "1MB"
+guard = false
+[switch.flow_control.host]
+kind = "cbfc"
+buffer = "100KB"
+update_period = "2us"
+[switch.flow_control.fabric]
+kind = "pfc"
+threshold = "static"
+xoff = "50KB"
+xon = "40KB"
+)"));
+  const auto& t = std::get<scenario::TwoDcTopology>(s.topology);
+  EXPECT_EQ(t.dci.jitter, Time::ns(5));
+  EXPECT_EQ(t.dc.host.jitter, Time::zero());  // never inherited
+  ASSERT_EQ(s.switches.flow_control.size(), 3u);
+  for (const auto& fc : s.switches.flow_control) {
+    if (fc.link_class == "dci") {
+      const auto& d = std::get<scenario::DciFlowControl>(fc.kind);
+      EXPECT_EQ(d.slot, Time::us(4));
+      EXPECT_EQ(d.leak_every, 3u);
+      EXPECT_EQ(d.buffer, Bytes(1'000'000));
+      EXPECT_FALSE(d.guard);
+    } else if (fc.link_class == "host") {
+      const auto& c = std::get<scenario::CbfcFlowControl>(fc.kind);
+      EXPECT_EQ(c.buffer, Bytes(100'000));
+      EXPECT_EQ(c.update_period, Time::us(2));
+      EXPECT_EQ(c.field_bits, 12u);
+    } else {
+      EXPECT_EQ(fc.link_class, "fabric");
+      const auto& p = std::get<scenario::PfcConfig>(fc.kind);
+      EXPECT_TRUE(p.enabled);
+      EXPECT_EQ(p.xoff, Bytes(50'000));
+      EXPECT_EQ(p.xon, Bytes(40'000));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bifrost::sim
