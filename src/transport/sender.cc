@@ -38,6 +38,8 @@ Sender::Sender(Connection& connection, Endpoint& endpoint, const TransportConfig
 
 Sender::~Sender() {
   if (timer_.valid()) scheduler_.cancel(timer_);
+  if (probe_.valid()) scheduler_.cancel(probe_);
+  if (deferred_pump_.valid()) scheduler_.cancel(deferred_pump_);
 }
 
 uint64_t Sender::send(const MessageBuffer& message, SendCallback done) {
@@ -69,7 +71,7 @@ uint64_t Sender::send(const MessageBuffer& message, SendCallback done) {
     m.chunk_global.assign(units, 0);
   }
   small_queue_.push_back(number);
-  pump();
+  schedule_pump();
   return number;
 }
 
@@ -78,7 +80,7 @@ void Sender::send_grant(uint32_t message_id, uint64_t address, uint32_t rkey) {
   g.address = address;
   g.rkey = rkey;
   grant_queue_.push_back(message_id);
-  pump();
+  schedule_pump();
 }
 
 void Sender::on_grant(uint32_t message_id, uint64_t address, uint32_t rkey) {
@@ -98,6 +100,14 @@ bool Sender::idle() const {
 }
 
 // ---- posting ---------------------------------------------------------------------------------
+
+void Sender::schedule_pump() {
+  if (deferred_pump_.valid()) return;
+  deferred_pump_ = scheduler_.at(scheduler_.now(), [this] {
+    deferred_pump_ = {};
+    pump();
+  });
+}
 
 void Sender::pump() {
   if (!connection_.connected() || failed_) return;
@@ -142,9 +152,19 @@ bool Sender::window_allows(uint64_t bytes) const {
   return bytes_in_flight_ == 0 || bytes_in_flight_ + bytes <= cc_->window_bytes();
 }
 
-bool Sender::window_exhausted() const {
+bool Sender::ack_now_hint() const {
   return bytes_in_flight_ + config_.unit_size > cc_->window_bytes() ||
-         outstanding_ >= config_.max_outstanding_wqes;
+         outstanding_ >= config_.max_outstanding_wqes ||
+         (config_.hint_when_idle && !has_more_to_post());
+}
+
+bool Sender::has_more_to_post() const {
+  if (!retransmit_queue_.empty() || !grant_queue_.empty() || !small_queue_.empty()) return true;
+  for (const uint64_t number : write_queue_) {
+    const OutMessage& m = messages_.at(number);
+    if (m.chunked < m.buffer.length) return true;
+  }
+  return false;
 }
 
 Sender::Step Sender::post_retransmit() {
@@ -192,7 +212,7 @@ Sender::Step Sender::post_retransmit() {
       wqe.slot = slot;
       post_send_slot(wqe, *slot,
                      SendHeader{.type = SendType::write_piece,
-                                .hint = window_exhausted(),
+                                .hint = ack_now_hint(),
                                 .send_number = r.send_number ? *r.send_number : next_send_number(),
                                 .message_id = write_id(m.write_seq),
                                 .argument = r.unit},
@@ -209,7 +229,7 @@ Sender::Step Sender::post_retransmit() {
     ++m.posted_wqes;
     post_send_slot(wqe, *m.slot,
                    SendHeader{.type = request ? SendType::write_request : SendType::message,
-                              .hint = window_exhausted(),
+                              .hint = ack_now_hint(),
                               .send_number = m.send_number,
                               .message_id = request ? write_id(m.write_seq) : 0,
                               .argument = static_cast<uint32_t>(m.buffer.length)},
@@ -257,7 +277,7 @@ Sender::Step Sender::post_small_or_request() {
   ++m.posted_wqes;
   post_send_slot(wqe, *slot,
                  SendHeader{.type = m.large ? SendType::write_request : SendType::message,
-                            .hint = window_exhausted(),
+                            .hint = ack_now_hint(),
                             .send_number = m.send_number,
                             .message_id = m.large ? write_id(m.write_seq) : 0,
                             .argument = static_cast<uint32_t>(m.buffer.length)},
@@ -281,16 +301,21 @@ Sender::Step Sender::post_chunk() {
                                      config_.base_rtt.seconds()),
         .rtt = rtt_.has_sample() ? rtt_.srtt() : Time::zero(),
         .base_rtt = config_.base_rtt};
+    // Silly-window avoidance: with data in flight, wait until the window has room for a
+    // worthwhile chunk instead of trickling one unit per ACK.
+    const uint64_t worthwhile = std::min<uint64_t>({remaining, config_.max_chunk / 4, window / 4});
+    if (bytes_in_flight_ > 0 && context.window_available < worthwhile) return Step::blocked;
     const uint64_t chunk = chunking_->next_chunk(context);
     if (!window_allows(chunk)) return Step::blocked;
-    const uint32_t unit = static_cast<uint32_t>(m.chunked / config_.unit_size);
+    const uint64_t offset = m.chunked;
+    const uint32_t unit = static_cast<uint32_t>(offset / config_.unit_size);
     InFlight& wqe = record(Kind::chunk, m.number, static_cast<uint32_t>(chunk));
     wqe.unit = unit;
     wqe.units = static_cast<uint32_t>((chunk + config_.unit_size - 1) / config_.unit_size);
     m.chunk_global[unit] = wqe.global;
     ++m.posted_wqes;
-    post_write(wqe, m, m.chunked, chunk, window_exhausted());
     m.chunked += chunk;
+    post_write(wqe, m, offset, chunk, ack_now_hint());
     ++stats_.chunks;
     return Step::posted;
   }
@@ -305,7 +330,13 @@ Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes) {
   wqe.key = key;
   wqe.bytes = bytes;
   if (config_.reliability == Reliability::hardware_rc) {
-    wqe.t1_posted = endpoint_.clock().nic_now();
+    // RC completes at the ACK, so the RTT would include the time the WQE waited in the NIC
+    // behind earlier ones. Like RoGUE, start it when the WQE's last byte is estimated to leave:
+    // the NIC serializes the QP's WQEs back to back at line rate.
+    const Time start = std::max(endpoint_.clock().nic_now(), nic_busy_until_);
+    nic_busy_until_ = start + Time::from_seconds(static_cast<double>(bytes) * 8 /
+                                                 static_cast<double>(config_.line_rate_bps));
+    wqe.t1_posted = nic_busy_until_;
   }
   ++outstanding_;
   bytes_in_flight_ += bytes;
@@ -336,6 +367,7 @@ void Sender::post_send_slot(InFlight& wqe, uint32_t slot, SendHeader header, uin
   wr.sge =
       rnic::Sge{.addr = staging_.address(slot), .length = length, .lkey = staging_region_->lkey};
   connection_.primary().post_send(wr);
+  if (header.hint) arm_tail_probe();
 }
 
 void Sender::post_write(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length,
@@ -352,6 +384,7 @@ void Sender::post_write(InFlight& wqe, const OutMessage& m, uint64_t offset, uin
                                 .message_id = write_id(m.write_seq),
                                 .unit_offset = static_cast<uint32_t>(offset / config_.unit_size)});
   connection_.primary().post_send(wr);
+  if (hint) arm_tail_probe();
 }
 
 uint32_t Sender::unit_bytes(const OutMessage& m, uint32_t unit) const {

@@ -102,6 +102,10 @@ class Sender {
   // staging slots: lower queues must wait too), or empty (try the next queue).
   enum class Step : uint8_t { posted, blocked, empty };
   void pump();
+  // The application's calls (send, grants) post on the next turn of the scheduler instead of
+  // at once, so a burst of sends made in one turn is posted together and only its last WQE
+  // carries the "nothing more to post" hint: the receiver coalesces the burst into one ACK.
+  void schedule_pump();
   // The connection lost its last QP: every message completes as failed.
   void fail_all();
   bool post_next();
@@ -110,8 +114,10 @@ class Sender {
   Step post_small_or_request();
   Step post_chunk();
   bool window_allows(uint64_t bytes) const;
-  // After posting a WQE: whether it is the last the window allows (its hint bit).
-  bool window_exhausted() const;
+  // After posting a WQE, its hint bit: the receiver should ACK at once because the window is
+  // exhausted or because nothing else is queued (no later WQE would trigger the ACK soon).
+  bool ack_now_hint() const;
+  bool has_more_to_post() const;
   InFlight& record(Kind kind, uint64_t key, uint32_t bytes);
   // Writes `header` (numbered from `wqe`) at the slot's start and posts the slot's first
   // `length` bytes as a SEND.
@@ -137,6 +143,7 @@ class Sender {
   Time rto() const;  // the estimator's RTO, doubled per consecutive timeout
   void arm_timer();
   void on_timer();
+  void arm_tail_probe();
   void fail_over_rc(uint32_t failed_qp);
 
   Connection& connection_;
@@ -166,7 +173,10 @@ class Sender {
   uint64_t outstanding_ = 0;        // in_flight_ entries not yet done
   uint64_t bytes_in_flight_ = 0;
   world::TimerId timer_;
+  world::TimerId probe_;
+  world::TimerId deferred_pump_;
   Time last_progress_;
+  Time nic_busy_until_;  // RC: when the NIC is estimated to finish the WQEs posted so far
   uint32_t timeouts_in_a_row_ = 0;
   std::optional<Time> failed_over_at_;  // until the first acknowledgement on the new primary
   bool failed_ = false;

@@ -12,6 +12,8 @@ namespace {
 // Consecutive timeouts after which a UC connection gives up its primary QP's path (A.3).
 constexpr uint32_t kTimeoutsBeforeFailover = 3;
 constexpr uint32_t kMaxBackoffShift = 6;
+// What a tail probe allows beyond two smoothed RTTs for the receiver to post its ACK.
+constexpr Time kProbeSlack = Time::us(10);
 
 }  // namespace
 
@@ -234,6 +236,31 @@ void Sender::on_timer() {
   }
   pump();
   arm_timer();
+}
+
+void Sender::arm_tail_probe() {
+  // A WQE with the hint bit is acknowledged at once, so its ACK is due one round trip after it
+  // left. If the last WQE of a burst (or its ACK) is lost, no later WQE reveals the gap and only
+  // the timer would; the probe declares the tail lost after 2 srtt + kProbeSlack instead of a
+  // full RTO (tail loss probe). Without an RTT sample yet, the RTO covers it.
+  if (config_.reliability != Reliability::software_uc || !rtt_.has_sample()) return;
+  if (probe_.valid()) scheduler_.cancel(probe_);
+  const uint64_t acks_at_arming = stats_.acks_received;
+  probe_ = scheduler_.after(rtt_.srtt() * 2 + kProbeSlack, [this, acks_at_arming] {
+    probe_ = {};
+    if (outstanding_ == 0 || stats_.acks_received != acks_at_arming) return;
+    ++stats_.tail_probes;
+    // Only the newest WQE goes again, as in TCP's tail loss probe: the ACK of the resend names
+    // it, and the usual rule (an ACK names a WQE: every older unacknowledged one is lost)
+    // recovers whatever else of the burst is missing without resending what arrived.
+    for (auto wqe = in_flight_.rbegin(); wqe != in_flight_.rend(); ++wqe) {
+      if (wqe->done) continue;
+      declare_lost(*wqe);
+      break;
+    }
+    cc_->on_loss(scheduler_.now());
+    pump();
+  });
 }
 
 void Sender::fail_over_rc(uint32_t failed_qp) {

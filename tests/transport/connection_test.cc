@@ -48,6 +48,7 @@ TEST(Connection, RejectsEmptyAndOversizedMessages) {
 TEST(Connection, RttSampleIsTheWirePathNotTheAckDelay) {
   TransportPairConfig c = lossless();
   c.wire.delay = Time::us(10);
+  c.transport.hint_when_idle = false;  // A.1.2's hint: a lone WQE waits for the ACK timer
   TransportPair pair(c);
   pair.send(0, 64);  // one small message: only the 120 us ACK timer acknowledges it
   ASSERT_TRUE(pair.run_until_done(Time::ms(5)));
@@ -82,17 +83,31 @@ TEST(Connection, EachAckTriggerFires) {
   pair.send(0, 100);
   ASSERT_TRUE(pair.run_until_done(Time::ms(20)));
   EXPECT_TRUE(dropped);
-  // A lone message is acknowledged by the timer.
+  // The last WQE of a burst carries the hint; when it is lost, nothing at the receiver asks for
+  // an ACK soon, and the sender's tail probe resends the lost WQE alone after 2 srtt.
+  int sends = 0;
+  pair.wire().set_drop_filter(0, [&sends](const world::Packet& p) {
+    return p.roce.bth.opcode == wire::Opcode::kUcSendOnly && ++sends == 2;
+  });
+  pair.send(0, 100);
   pair.send(0, 100);
   ASSERT_TRUE(pair.run_until_done(Time::ms(5)));
+  EXPECT_EQ(sends, 3);  // the resend
   EXPECT_TRUE(pair.all_delivered_once());
+  EXPECT_GE(pair.side(0).connection->sender_stats().tail_probes, 1u);
   const AckTriggerCounts& t = pair.side(1).connection->receiver_stats().ack_triggers;
   EXPECT_GT(t[AckTrigger::wqes], 0u);
   EXPECT_GT(t[AckTrigger::bytes], 0u);
   EXPECT_GT(t[AckTrigger::hint], 0u);
   EXPECT_GT(t[AckTrigger::out_of_order], 0u);
-  EXPECT_GT(t[AckTrigger::timer], 0u);
   EXPECT_GE(pair.side(0).connection->sender_stats().losses_detected, 1u);
+  // With A.1.2's hint (only the last WQE the window allows) a lone message waits for the timer.
+  TransportPairConfig paper = lossless();
+  paper.transport.hint_when_idle = false;
+  TransportPair quiet(paper);
+  quiet.send(0, 100);
+  ASSERT_TRUE(quiet.run_until_done(Time::ms(5)));
+  EXPECT_EQ(quiet.side(1).connection->receiver_stats().ack_triggers[AckTrigger::timer], 1u);
 }
 
 TEST(Connection, LostWriteChunkIsResentAsPieces) {

@@ -1,4 +1,3 @@
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "transport_pair.h"
@@ -8,29 +7,14 @@
 
 namespace bifrost::transport::testing {
 
-TransportPair::TransportPair(const TransportPairConfig& config)
-    : config_(config), wire_(std::make_unique<sim::LossyWire>(kernel_, config.wire)) {
-  build(a_, 0);
-  build(b_, 1);
-  a_.endpoint->connect(*a_.connection, b_.endpoint->offer(*b_.connection));
-  b_.endpoint->connect(*b_.connection, a_.endpoint->offer(*a_.connection));
-}
-
-void TransportPair::build(Side& side, int index) {
-  rnic::DeviceConfig dc = config_.device;
-  dc.name = fmt::format("nic{}", index);
-  dc.gids = {world::Ipv4::of(10, 0, 0, static_cast<uint8_t>(index + 1))};
-  side.device = std::make_unique<rnic::Device>(kernel_, dc);
-  side.device->attach(wire_->end(index));
-  EndpointConfig ec = config_.endpoint;
-  ec.seed = config_.endpoint.seed + static_cast<uint64_t>(index);
-  side.endpoint = std::make_unique<Endpoint>(*side.device, ec);
-  side.connection = &side.endpoint->create_connection(config_.transport);
-  side.app = std::make_unique<rnic::TokenMemory>(kAppBase, kAppBytes);
-  side.app_region = &side.device->reg_mr(side.endpoint->pd(), kAppBase, kAppBytes,
-                                         rnic::Access::local_write, side.app.get());
-  side.connection->set_delivery_handler(
-      [this, index](const Delivery& d) { on_delivery(index, d); });
+TransportPair::TransportPair(const TransportPairConfig& config) : pair_(config) {
+  for (int i = 0; i < 2; ++i) {
+    sim::TransportPair::Side& s = pair_.side(i);
+    sides_[i].connection = s.connection;
+    sides_[i].app = s.app.get();
+    sides_[i].app_region = s.app_region;
+    s.connection->set_delivery_handler([this, i](const Delivery& d) { on_delivery(i, d); });
+  }
 }
 
 uint64_t TransportPair::send(int from, uint64_t length) {
@@ -77,28 +61,29 @@ void TransportPair::on_delivery(int to, const Delivery& d) {
 }
 
 bool TransportPair::done() const {
-  for (const Side* s : {&a_, &b_}) {
-    const Side& peer = s == &a_ ? b_ : a_;
-    for (size_t i = 0; i < s->sent.size(); ++i) {
-      if (!s->sent[i].completed) return false;
-      if (peer.received_count.size() <= i || peer.received_count[i] == 0) return false;
+  for (int i = 0; i < 2; ++i) {
+    const Side* s = &sides_[i];
+    const Side& peer = sides_[1 - i];
+    for (size_t m = 0; m < s->sent.size(); ++m) {
+      if (!s->sent[m].completed) return false;
+      if (peer.received_count.size() <= m || peer.received_count[m] == 0) return false;
     }
   }
   return true;
 }
 
 bool TransportPair::run_until_done(Time limit) {
-  const Time end = kernel_.now() + limit;
-  while (!done() && kernel_.now() < end) {
-    kernel_.run_until(std::min(end, kernel_.now() + Time::us(100)));
+  const Time end = pair_.kernel().now() + limit;
+  while (!done() && pair_.kernel().now() < end) {
+    pair_.kernel().run_until(std::min(end, pair_.kernel().now() + Time::us(100)));
   }
   return done();
 }
 
 ::testing::AssertionResult TransportPair::all_delivered_once() const {
   for (int from = 0; from < 2; ++from) {
-    const Side& s = from == 0 ? a_ : b_;
-    const Side& peer = from == 0 ? b_ : a_;
+    const Side& s = sides_[from];
+    const Side& peer = sides_[1 - from];
     if (peer.corrupt != 0 || peer.unknown != 0) {
       return ::testing::AssertionFailure()
              << "side " << 1 - from << " got " << peer.corrupt << " corrupt and " << peer.unknown

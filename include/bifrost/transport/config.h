@@ -26,7 +26,7 @@ struct ImmLayout {
 struct TransportConfig {
   Reliability reliability = Reliability::software_uc;
   CcLocation cc_location = CcLocation::software;
-  std::string cc = "swift";  // software CC: "swift" or "none"
+  std::string cc = "swift";  // software CC: "swift", "swift-md" or "none"
   bool chunking = true;      // false: a large message is one WRITE of its whole length
 
   // Chunking: WRITE chunks are multiples of unit_size (the minimum chunk) up to
@@ -46,6 +46,11 @@ struct TransportConfig {
   uint32_t ack_every_wqes = 32;
   uint32_t ack_every_bytes = 32 * 1024;
   Time ack_timer = Time::us(120);
+  // true: the hint bit also marks a WQE after which nothing is queued to post, so the tail of
+  // a burst (and a lone RPC) is acknowledged at once and a lost tail is found by the tail probe
+  // after 2 srtt; false: only the last WQE the window allows, as A.1.2 says, and a tail waits
+  // for the receiver's ack_timer.
+  bool hint_when_idle = true;
   // Software retransmission timeout: max(min_rto, srtt + 4 rttvar).
   Time min_rto = Time::us(500);
 

@@ -17,6 +17,7 @@ struct SenderStats {
   uint64_t retransmitted_wqes = 0;  // SENDs reposted and WRITE-chunk pieces
   uint64_t losses_detected = 0;     // WQEs declared lost from a gap in the ACKs
   uint64_t timeouts = 0;
+  uint64_t tail_probes = 0;  // tails declared lost after 2 srtt without their ACK
   uint64_t acks_received = 0;
   uint64_t acks_malformed = 0;
   uint64_t stale_acks = 0;  // entries for WQEs already done

@@ -23,8 +23,13 @@ class NoCongestionControl final : public CongestionControl {
 std::unique_ptr<CongestionControl> make_congestion_control(std::string_view name,
                                                            const CcParams& params) {
   if (name == "swift") return std::make_unique<Swift>(swift_params_for(params));
+  if (name == "swift-md") {
+    SwiftParams p = swift_params_for(params);
+    p.loss_to_minimum = false;
+    return std::make_unique<Swift>(p);
+  }
   if (name == "none") return std::make_unique<NoCongestionControl>();
-  throw Error("unknown congestion control '{}' (known: swift, none)", name);
+  throw Error("unknown congestion control '{}' (known: swift, swift-md, none)", name);
 }
 
 }  // namespace bifrost::transport

@@ -41,9 +41,16 @@ void Swift::on_ack(const AckEvent& event) {
 }
 
 void Swift::on_loss(Time now) {
-  window_ = static_cast<double>(params_.min_window);
+  if (params_.loss_to_minimum) {
+    window_ = static_cast<double>(params_.min_window);
+  } else if (!decreased_ || last_rtt_ == Time::zero() || now - last_decrease_ >= last_rtt_) {
+    window_ *= 1.0 - params_.max_decrease;
+  } else {
+    return;  // this window already paid for its losses
+  }
   last_decrease_ = now;
   decreased_ = true;
+  clamp();
 }
 
 void Swift::on_timeout(Time now) {

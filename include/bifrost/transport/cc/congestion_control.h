@@ -44,7 +44,8 @@ class CongestionControl {
   virtual std::optional<Rate> pacing_rate() const { return std::nullopt; }
 };
 
-// "swift" (RTT AIMD, the default), "none" (an unlimited window). Throws Error naming the
+// "swift" (RTT AIMD, minimum window on loss: the default), "swift-md" (the same with a
+// multiplicative decrease on loss), "none" (an unlimited window). Throws Error naming the
 // known algorithms for any other name.
 std::unique_ptr<CongestionControl> make_congestion_control(std::string_view name,
                                                            const CcParams& params);

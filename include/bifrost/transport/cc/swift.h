@@ -17,6 +17,9 @@ struct SwiftParams {
   uint64_t max_window = 2 * 625'000;
   uint64_t initial_window = 625'000;
   uint32_t mss = 4096;
+  // On a loss or timeout: true drops to min_window (Bifröst's choice); false decreases by
+  // max_decrease at most once per RTT, as the original Swift does on a retransmission.
+  bool loss_to_minimum = true;
 };
 
 // The defaults for a path: target = base RTT, window up to 2 BDP, starting at one BDP.
@@ -25,7 +28,7 @@ SwiftParams swift_params_for(const CcParams& params);
 class Swift final : public CongestionControl {
  public:
   explicit Swift(const SwiftParams& params);
-  std::string_view name() const override { return "swift"; }
+  std::string_view name() const override { return params_.loss_to_minimum ? "swift" : "swift-md"; }
   void on_ack(const AckEvent& event) override;
   void on_loss(Time now) override;
   void on_timeout(Time now) override;
