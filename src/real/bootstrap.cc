@@ -1,12 +1,15 @@
 #include "bifrost/real/bootstrap.h"
 
 #include "bifrost/core/error.h"
+#include "bifrost/real/offer_json.h"
 
 namespace bifrost::real {
 
 nlohmann::json to_json(const PeerInfo& info) {
   nlohmann::json qps = nlohmann::json::array();
   for (const QpEndpointInfo& q : info.qps) qps.push_back({{"qpn", q.qpn}, {"psn", q.psn}});
+  nlohmann::json offers = nlohmann::json::array();
+  for (const transport::ConnectionOffer& o : info.offers) offers.push_back(to_json(o));
   return {{"bifrost_version", info.version},
           {"ip", world::to_string(info.ip)},
           {"mtu", info.mtu},
@@ -14,7 +17,8 @@ nlohmann::json to_json(const PeerInfo& info) {
           {"buffer_length", info.buffer_length},
           {"rkey", info.rkey},
           {"qps", qps},
-          {"settings", info.settings}};
+          {"settings", info.settings},
+          {"offers", offers}};
 }
 
 PeerInfo peer_info_from_json(const nlohmann::json& m) {
@@ -31,6 +35,7 @@ PeerInfo peer_info_from_json(const nlohmann::json& m) {
       info.qps.push_back({q.at("qpn").get<uint32_t>(), q.at("psn").get<uint32_t>()});
     }
     info.settings = m.at("settings");
+    for (const auto& o : m.at("offers")) info.offers.push_back(offer_from_json(o));
     return info;
   } catch (const nlohmann::json::exception& e) {
     throw Error("the peer's connection info is malformed: {}", e.what());
@@ -69,6 +74,18 @@ std::string incompatibility(const PeerInfo& mine, const PeerInfo& peer) {
     }
   }
   if (peer.mtu != mine.mtu) return fmt::format("MTU {} here, {} at the peer", mine.mtu, peer.mtu);
+  if (peer.offers.size() != mine.offers.size()) {
+    return fmt::format("{} Bifröst connections here, {} at the peer", mine.offers.size(),
+                       peer.offers.size());
+  }
+  for (size_t i = 0; i < mine.offers.size(); ++i) {
+    const transport::ConnectionOffer& a = mine.offers[i];
+    const transport::ConnectionOffer& b = peer.offers[i];
+    if (a.reliability != b.reliability || a.qps.size() != b.qps.size() || a.mtu != b.mtu) {
+      return fmt::format("Bifröst connection {}: {} here, {} at the peer", i, to_json(a).dump(),
+                         to_json(b).dump());
+    }
+  }
   return "";
 }
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -322,6 +323,7 @@ void UdpPort::handle_datagram(const RxSocket& socket, size_t index, size_t lengt
   bool have_destination = false;
   world::Ipv4 destination = socket.address;
   uint8_t tos = 0;
+  Time arrival;
   for (cmsghdr* c = CMSG_FIRSTHDR(&h); c != nullptr; c = CMSG_NXTHDR(&h, c)) {
     if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
       in_pktinfo info{};
@@ -333,9 +335,13 @@ void UdpPort::handle_datagram(const RxSocket& socket, size_t index, size_t lengt
     } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
       timespec ts{};
       std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
-      last_rx_kernel_time_ =
-          Time::ns(int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec - realtime_offset_ns_);
-      rx_queueing_sum_ += monotonic_now() - last_rx_kernel_time_;
+      // Clamped to now: the sampled clock offset may be off by a little, and a completion
+      // must never be stamped after the loop's present.
+      const Time now = monotonic_now();
+      arrival = std::min(
+          now, Time::ns(int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec - realtime_offset_ns_));
+      last_rx_kernel_time_ = arrival;
+      rx_queueing_sum_ += now - arrival;
       ++rx_queueing_samples_;
     } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
       uint32_t overflow = 0;
@@ -375,6 +381,7 @@ void UdpPort::handle_datagram(const RxSocket& socket, size_t index, size_t lengt
   packet->dst = world::Endpoint{destination, config_.listen_port};
   packet->dscp = ip.dscp;
   packet->ecn = ip.ecn;
+  packet->arrival = arrival;
   packet->roce = view.value.headers;
   packet->payload.length = static_cast<uint32_t>(view.value.payload.size());
   packet->payload.bytes.assign(view.value.payload.begin(), view.value.payload.end());

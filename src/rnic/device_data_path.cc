@@ -163,7 +163,10 @@ void Device::receive(world::PacketPtr packet) {
       return;
     }
   }
+  // Completions this packet produces carry its arrival time when the port knows it.
+  rx_arrival_ = packet->arrival;
   qp->receive(*packet);
+  rx_arrival_ = Time::zero();
 }
 
 void Device::notify_congestion(QueuePair& qp, const world::Packet& packet) {

@@ -68,6 +68,48 @@ TEST(Bootstrap, DifferentSettingsAreRefusedOnBothSides) {
   EXPECT_THROW(server.get(), Error);
 }
 
+transport::ConnectionOffer offer(transport::Reliability mode, uint32_t qpn) {
+  transport::ConnectionOffer o;
+  o.ip = world::Ipv4::of(10, 0, 0, 1);
+  o.ud_qpn = 2;
+  o.connection_id = 1;
+  o.reliability = mode;
+  o.qps = {{.qpn = qpn, .first_psn = 11}, {.qpn = qpn + 1, .first_psn = 12}};
+  return o;
+}
+
+TEST(Bootstrap, ConnectionOffersTravelBothWays) {
+  PeerInfo server_info = info(5);
+  server_info.offers = {offer(transport::Reliability::software_uc, 40)};
+  auto server = serve(server_info);
+  PeerInfo client_info = info(9);
+  client_info.offers = {offer(transport::Reliability::software_uc, 60)};
+  ControlChannel client = ControlChannel::connect("127.0.0.1", test_port(), Time::s(10));
+  const PeerInfo got = exchange_peer_info(client, client_info, Time::s(10));
+  ASSERT_EQ(got.offers.size(), 1u);
+  EXPECT_EQ(got.offers[0].qps.at(1).qpn, 41u);
+  EXPECT_EQ(got.offers[0].qps.at(1).first_psn, 12u);
+  const PeerInfo seen_by_server = server.get();
+  ASSERT_EQ(seen_by_server.offers.size(), 1u);
+  EXPECT_EQ(seen_by_server.offers[0].qps.at(0).qpn, 60u);
+}
+
+TEST(Bootstrap, OffersOfAnotherModeAreRefused) {
+  PeerInfo server_info = info(5);
+  server_info.offers = {offer(transport::Reliability::hardware_rc, 40)};
+  auto server = serve(server_info);
+  PeerInfo client_info = info(9);
+  client_info.offers = {offer(transport::Reliability::software_uc, 60)};
+  ControlChannel client = ControlChannel::connect("127.0.0.1", test_port(), Time::s(10));
+  try {
+    exchange_peer_info(client, client_info, Time::s(10));
+    FAIL() << "accepted a peer whose connection uses the other mode";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Bifröst connection 0"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(server.get(), Error);
+}
+
 TEST(Bootstrap, OtherVersionIsRefused) {
   PeerInfo old = info(5);
   old.version = kBootstrapVersion + 1;

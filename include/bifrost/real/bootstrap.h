@@ -1,7 +1,8 @@
 #pragma once
 // What two peers exchange before RoCE traffic can flow (what rdma_cm carries): per QP its
 // number and first PSN, the registered buffer (address, length, rkey), the GID, the MTU, and a
-// protocol version so that incompatible builds refuse each other with a clear message.
+// protocol version so that incompatible builds refuse each other with a clear message. Peers
+// that talk through the Bifröst transport also exchange one ConnectionOffer per connection.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -9,11 +10,13 @@
 #include <vector>
 
 #include "bifrost/real/control_channel.h"
+#include "bifrost/transport/endpoint.h"
 #include "bifrost/world/address.h"
 
 namespace bifrost::real {
 
-inline constexpr int kBootstrapVersion = 1;
+// 2: Bifröst connection offers.
+inline constexpr int kBootstrapVersion = 2;
 
 struct QpEndpointInfo {
   uint32_t qpn = 0;
@@ -28,6 +31,8 @@ struct PeerInfo {
   uint64_t buffer_length = 0;
   uint32_t rkey = 0;
   std::vector<QpEndpointInfo> qps;
+  // Bifröst transport connections, in creation order; empty for plain verbs.
+  std::vector<transport::ConnectionOffer> offers;
   // Settings both sides must agree on (test, connection type, sizes...): compared key by key.
   nlohmann::json settings = nlohmann::json::object();
 };
@@ -37,7 +42,8 @@ nlohmann::json to_json(const PeerInfo& info);
 PeerInfo peer_info_from_json(const nlohmann::json& message);
 
 // Sends `mine`, receives the peer's within `timeout` and checks it: same version, same
-// settings, as many QPs, QPNs and PSNs in 24 bits, the same MTU. On a mismatch tells the peer
+// settings, as many QPs, QPNs and PSNs in 24 bits, the same MTU, as many connection offers
+// with the same mode and QP count as ours. On a mismatch tells the peer
 // why and throws Error naming both values. Both sides send before they receive, so each
 // checks the other and the peer learns the reason from the error message it is sent.
 PeerInfo exchange_peer_info(ControlChannel& channel, const PeerInfo& mine, Time timeout);

@@ -108,8 +108,11 @@ class Device final : public NicContext {
   uint32_t max_mtu() const { return config_.max_mtu; }
   Time clock_query_cost() const { return config_.clock_query_cost; }
   const HwClock& clock() const { return clock_; }
-  // The NIC clock now, as a CQE timestamp would carry it.
-  Time hw_time() const override { return clock_.hw_time(scheduler_.now()); }
+  // The NIC clock now, as a CQE timestamp would carry it; while a packet with a known arrival
+  // time is processed, that time (the real world's kernel receive timestamp).
+  Time hw_time() const override {
+    return clock_.hw_time(rx_arrival_ != Time::zero() ? rx_arrival_ : scheduler_.now());
+  }
 
   // NicContext, for the QPs' data path.
   world::Scheduler& scheduler() override { return scheduler_; }
@@ -146,6 +149,7 @@ class Device final : public NicContext {
 
   std::unique_ptr<recovery::Engine> engine_;
   DataPathCounters counters_;
+  Time rx_arrival_;  // arrival of the packet being received; zero outside receive()
   world::PacketPort* port_ = nullptr;
   uint32_t in_port_ = 0;  // packets handed to the port that have not started transmission
   bool pumping_ = false;

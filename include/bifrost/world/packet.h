@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "bifrost/core/time.h"
 #include "bifrost/wire/headers.h"
 #include "bifrost/world/address.h"
 
@@ -29,6 +30,11 @@ struct Packet {
   uint8_t ecn = 0;   // 2-bit ECN field: 0 not-ECT, 1/2 ECT, 3 CE
   wire::RoceHeaders roce;
   Payload payload;
+  // When the packet reached this host, on the receiving world's clock, if the port knows it
+  // better than "now" (the real world: the kernel's receive timestamp, which excludes the time
+  // the datagram waited in the socket). Zero: unknown. The device stamps the receive
+  // completions of the packet with it.
+  Time arrival;
 
   // Restores the default state but keeps the payload buffer's capacity.
   void clear();

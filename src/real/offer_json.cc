@@ -1,0 +1,63 @@
+#include "bifrost/real/offer_json.h"
+
+#include "bifrost/core/error.h"
+
+namespace bifrost::real {
+
+namespace {
+
+const char* mode_name(transport::Reliability r) {
+  return r == transport::Reliability::software_uc ? "software_uc" : "hardware_rc";
+}
+
+uint32_t u24(const nlohmann::json& j, const char* key, uint32_t min) {
+  const auto v = j.at(key).get<uint64_t>();
+  if (v < min || v > 0xFF'FFFF) throw Error("{} {} is not a valid 24-bit value", key, v);
+  return static_cast<uint32_t>(v);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const transport::ConnectionOffer& o) {
+  nlohmann::json qps = nlohmann::json::array();
+  for (const auto& q : o.qps) qps.push_back({{"qpn", q.qpn}, {"psn", q.first_psn}});
+  return {{"ip", world::to_string(o.ip)},
+          {"ud_qpn", o.ud_qpn},
+          {"qkey", o.qkey},
+          {"connection_id", o.connection_id},
+          {"reliability", mode_name(o.reliability)},
+          {"mtu", o.mtu},
+          {"qps", qps}};
+}
+
+transport::ConnectionOffer offer_from_json(const nlohmann::json& j) {
+  try {
+    transport::ConnectionOffer o;
+    o.ip = world::parse_ipv4(j.at("ip").get<std::string>());
+    o.ud_qpn = u24(j, "ud_qpn", 2);
+    o.qkey = j.at("qkey").get<uint32_t>();
+    o.connection_id = j.at("connection_id").get<uint32_t>();
+    if (o.connection_id == 0) throw Error("connection_id 0 is not a connection");
+    const auto mode = j.at("reliability").get<std::string>();
+    if (mode == "software_uc") {
+      o.reliability = transport::Reliability::software_uc;
+    } else if (mode == "hardware_rc") {
+      o.reliability = transport::Reliability::hardware_rc;
+    } else {
+      throw Error("unknown reliability '{}'", mode);
+    }
+    o.mtu = j.at("mtu").get<uint32_t>();
+    for (const auto& q : j.at("qps")) {
+      o.qps.push_back(
+          transport::ConnectionOffer::Qp{.qpn = u24(q, "qpn", 2), .first_psn = u24(q, "psn", 0)});
+    }
+    if (o.qps.empty()) throw Error("the offer names no QP");
+    return o;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("malformed connection offer: {}", e.what());
+  } catch (const Error& e) {
+    throw Error("malformed connection offer: {}", e.what());
+  }
+}
+
+}  // namespace bifrost::real
