@@ -9,11 +9,49 @@
 #include <csignal>
 
 #include "bifrost/core/error.h"
+#include "bifrost/real/offer_json.h"
 #include "report.h"
 #include "runs.h"
 #include "session.h"
 
 namespace bifrost::perf {
+
+// A Bifröst connection is a message channel: write_bw/send_bw stream messages through
+// Connection::send, send_lat ping-pongs them; the QP type is the transport's business.
+void validate_bifrost(const Options& o) {
+  if (o.op() == Op::read) {
+    throw Error(
+        "{} cannot run over --transport {}: a Bifröst connection sends messages, it has no "
+        "RDMA READ; use write_bw, send_bw or send_lat, or --transport rc",
+        o.test, o.transport);
+  }
+  if (o.test == "write_lat") {
+    throw Error(
+        "write_lat cannot run over --transport {}: a Bifröst connection has no one-sided "
+        "WRITE to a peer's buffer; use send_lat (message ping-pong)",
+        o.transport);
+  }
+  if (o.connection_given) {
+    throw Error(
+        "-c cannot be combined with --transport {}: the transport chooses its QPs ({} "
+        "QPs); drop -c",
+        o.transport, o.transport == "bifrost-uc" ? "UC" : "RC");
+  }
+  if (o.verify && !o.all_sizes && o.size < 8) {
+    throw Error(
+        "--verify over a Bifröst transport needs -s 8 or more (each message carries "
+        "its index in its first 8 bytes)");
+  }
+  if (o.op() == Op::send && o.max_size() > (1u << 16)) {
+    throw Error(
+        "send_bw over --transport {} sends every message as one SEND into a receive slot: "
+        "-s {} is above the 65536 a slot holds; use write_bw for larger messages",
+        o.transport, o.max_size());
+  }
+  if (o.max_size() > (1u << 22)) {
+    throw Error("-s {} is larger than a Bifröst message can be (4194304 bytes)", o.max_size());
+  }
+}
 
 void validate(const Options& o) {
   const bool known = o.test == "write_bw" || o.test == "send_bw" || o.test == "read_bw" ||
@@ -21,16 +59,10 @@ void validate(const Options& o) {
   if (!known) {
     throw Error("unknown test '{}': use write_bw, send_bw, read_bw, write_lat or send_lat", o.test);
   }
-  if (o.transport == "bifrost-uc" || o.transport == "bifrost-rc") {
-    throw Error(
-        "--transport {} is not available in this build yet: the Bifröst transports are "
-        "still being written; use --transport rc (the NIC's own RC/UC)",
-        o.transport);
+  if (o.transport != "rc" && !o.uses_bifrost()) {
+    throw Error("unknown --transport '{}': use rc, bifrost-uc or bifrost-rc", o.transport);
   }
-  if (o.transport != "rc") {
-    throw Error("unknown --transport '{}': use rc (bifrost-uc and bifrost-rc are coming)",
-                o.transport);
-  }
+  if (o.uses_bifrost()) validate_bifrost(o);
   if (o.connection == "UD") {
     throw Error("-c UD is not supported by bifrost-perf yet: use RC or UC");
   }
@@ -49,6 +81,9 @@ void validate(const Options& o) {
   if (o.is_latency() && o.duration > 0) throw Error("latency tests count iterations: use -n");
   if (o.tx_depth == 0) throw Error("-t must be at least 1");
   if (o.timeout <= 0) throw Error("--timeout must be positive");
+  if (o.base_rtt_us <= 0 || o.min_rto_us <= 0 || o.line_rate_gbps <= 0) {
+    throw Error("--base_rtt, --min_rto and --line_rate must be positive");
+  }
 }
 
 namespace {
@@ -63,7 +98,7 @@ double cpu_seconds() {
 std::vector<uint32_t> sizes_of(const Options& o) {
   if (!o.all_sizes) return {o.size};
   std::vector<uint32_t> sizes;
-  for (uint32_t s = 2; s <= o.max_size(); s *= 2) sizes.push_back(s);
+  for (uint32_t s = o.min_size(); s <= o.max_size(); s *= 2) sizes.push_back(s);
   return sizes;
 }
 
@@ -100,6 +135,10 @@ int run(const Options& o) {
     for (const SizeResult& r : results.sizes) print_row(o, r);
   }
   results.local_counters = local_counters(session);
+  for (const auto& offer : session.mine().offers) results.offers.push_back(real::to_json(offer));
+  for (const auto& offer : session.peer().offers) {
+    results.peer_offers.push_back(real::to_json(offer));
+  }
   results.cpu_seconds = cpu_seconds();
   print_footer(o, results);
   if (!o.out_json.empty()) write_json(o.out_json, o, results);
@@ -139,8 +178,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--qp_timeout", o.qp_timeout, "RC ACK timeout exponent (4.096 us * 2^x)")
       ->capture_default_str();
+  app.add_option("--base_rtt", o.base_rtt_us, "Bifröst: base RTT in microseconds (CC target, BDP)")
+      ->capture_default_str();
+  app.add_option("--min_rto", o.min_rto_us, "Bifröst: minimum retransmission timeout, microseconds")
+      ->capture_default_str();
+  app.add_option("--line_rate", o.line_rate_gbps, "Bifröst: line rate in Gb/s (the BDP's)")
+      ->capture_default_str();
+  app.add_option("--cc", o.cc, "Bifröst: software congestion control, swift | none")
+      ->capture_default_str();
   app.add_flag("--busy_poll", o.busy_poll, "spin instead of sleeping (always on for _lat)");
   CLI11_PARSE(app, argc, argv);
+  o.connection_given = app.count("-c") > 0;
   try {
     return bifrost::perf::run(o);
   } catch (const std::exception& e) {

@@ -28,6 +28,15 @@ struct Options {
   double timeout = 10;  // seconds without progress before giving up
   uint8_t qp_timeout = 12;
   bool busy_poll = false;
+  bool connection_given = false;  // -c on the command line (meaningless with Bifröst)
+  // Bifröst knobs for a soft NIC over UDP sockets, whose path is slower and burstier than the
+  // 100 Gb/s fabric the transport's defaults assume.
+  double base_rtt_us = 50;
+  // The RTO runs from posting, so it includes the time WQEs wait in the soft NIC's send
+  // queue, which RTT samples (from send completions) do not see: 5 ms, not 500 us.
+  double min_rto_us = 5000;
+  double line_rate_gbps = 100;
+  std::string cc = "swift";
 
   bool is_client() const { return !server.empty(); }
   bool is_latency() const { return test.ends_with("_lat"); }
@@ -39,7 +48,16 @@ struct Options {
   uint64_t effective_iterations() const {
     return iterations != 0 ? iterations : (is_latency() ? 1000 : 5000);
   }
-  uint32_t max_size() const { return all_sizes ? (1u << 23) : size; }
+  // The Bifröst transport (a message channel) instead of bare verbs.
+  bool uses_bifrost() const { return transport == "bifrost-uc" || transport == "bifrost-rc"; }
+  // -a: 2 B .. 8 MiB over verbs; over Bifröst 8 B (room for the message index that --verify
+  // needs) .. 4 MiB (the largest Bifröst message), send_bw at most 64 KiB (one SEND each).
+  uint32_t min_size() const { return uses_bifrost() ? 8 : 2; }
+  uint32_t max_size() const {
+    if (!all_sizes) return size;
+    if (!uses_bifrost()) return 1u << 23;
+    return op() == Op::send ? (1u << 16) : (1u << 22);
+  }
 };
 
 // Throws Error for combinations that cannot run (READ on UC, UD, other transports...).

@@ -25,6 +25,14 @@ void print_address(const char* who, const real::PeerInfo& info, size_t qp) {
              world::to_string(info.ip));
 }
 
+void print_offer(const char* who, const transport::ConnectionOffer& o) {
+  std::string qps;
+  for (const auto& q : o.qps) qps += fmt::format(" {:#06x}/{:#08x}", q.qpn, q.first_psn);
+  fmt::print(
+      " {} connection {}: UD QPN {:#06x} QKey {:#010x} GID {}\n   QPN/PSN (primary, backups):{}\n",
+      who, o.connection_id, o.ud_qpn, o.qkey, world::to_string(o.ip), qps);
+}
+
 uint64_t counter(const nlohmann::json& j, const char* key) {
   return j.contains(key) ? j[key].get<uint64_t>() : 0;
 }
@@ -34,9 +42,16 @@ uint64_t counter(const nlohmann::json& j, const char* key) {
 void print_banner(Session& s) {
   const Options& o = s.options();
   fmt::print("{}\n{:>20}{}\n", kRule, "", title(o));
-  fmt::print(" Number of qps   : {:<16}Transport type : bifrost soft RNIC ({})\n", o.qps,
-             o.transport);
-  fmt::print(" Connection type : {:<16}Using SRQ      : OFF\n", o.connection);
+  if (o.uses_bifrost()) {
+    fmt::print(" Connections     : {:<16}Transport type : Bifröst over the soft RNIC ({})\n", o.qps,
+               o.transport);
+    fmt::print(" Connection type : {:<16}Using SRQ      : OFF\n",
+               o.transport == "bifrost-uc" ? "UC + soft ACKs" : "RC + backups");
+  } else {
+    fmt::print(" Number of qps   : {:<16}Transport type : bifrost soft RNIC ({})\n", o.qps,
+               o.transport);
+    fmt::print(" Connection type : {:<16}Using SRQ      : OFF\n", o.connection);
+  }
   fmt::print(" {} : {}\n", o.is_latency() ? "TX depth       " : "TX depth       ",
              o.is_latency() ? 1 : std::min(o.tx_depth, s.slots()));
   fmt::print(" Mtu             : {}[B]\n", o.mtu);
@@ -44,7 +59,11 @@ void print_banner(Session& s) {
   fmt::print(" Data ex. method : TCP (bootstrap protocol {})\n", real::kBootstrapVersion);
   fmt::print(" Verify          : {}\n", o.verify ? "ON (every message)" : "OFF");
   fmt::print("{}\n", kRule);
-  for (size_t qp = 0; qp < s.qp_count(); ++qp) {
+  for (size_t i = 0; i < s.mine().offers.size(); ++i) {
+    print_offer("local", s.mine().offers[i]);
+    print_offer("remote", s.peer().offers[i]);
+  }
+  for (size_t qp = 0; qp < s.mine().qps.size(); ++qp) {
     print_address("local", s.mine(), qp);
     print_address("remote", s.peer(), qp);
   }
@@ -94,9 +113,25 @@ void print_footer(const Options& o, const RunResults& r) {
           counter(local, "udp_rx_truncated"),
       counter(peer, "udp_rx_malformed") + counter(peer, "udp_rx_bad_icrc") +
           counter(peer, "udp_rx_truncated"));
+  if (local.contains("transport")) {
+    const nlohmann::json& t = local["transport"];
+    const nlohmann::json& pt = peer.value("transport", nlohmann::json::object());
+    fmt::print(
+        " transport       : retransmitted WQEs {} / {}, timeouts {} / {}, losses detected {} / "
+        "{}, failovers {} / {} (here / peer)\n",
+        counter(t, "retransmitted_wqes"), counter(pt, "retransmitted_wqes"), counter(t, "timeouts"),
+        counter(pt, "timeouts"), counter(t, "losses_detected"), counter(pt, "losses_detected"),
+        counter(t, "failovers"), counter(pt, "failovers"));
+    fmt::print(
+        " soft ACKs       : {} / {} sent, {} / {} received; duplicate WQEs suppressed {} / {}\n",
+        counter(t, "acks_sent"), counter(pt, "acks_sent"), counter(t, "acks_received"),
+        counter(pt, "acks_received"), counter(t, "duplicates"), counter(pt, "duplicates"));
+  }
   if (o.verify) {
-    fmt::print(" verified        : {} messages intact, {} corrupt, {} missing\n", r.verified,
+    fmt::print(" verified        : {} messages intact, {} corrupt, {} missing", r.verified,
                r.corrupt, r.missing);
+    if (o.uses_bifrost()) fmt::print(", {} delivered twice", r.duplicates);
+    fmt::print("\n");
   }
   fmt::print(" CPU time        : {:.2f} s (user + system, this process)\n", r.cpu_seconds);
   fmt::print("{}\n", kRule);
@@ -116,9 +151,12 @@ void write_json(const std::string& path, const Options& o, const RunResults& r) 
                               {"verified", r.verified},
                               {"corrupt", r.corrupt},
                               {"missing", r.missing},
+                              {"duplicates", r.duplicates},
                               {"cpu_seconds", r.cpu_seconds},
                               {"counters", r.local_counters},
-                              {"peer_counters", r.peer_counters}};
+                              {"peer_counters", r.peer_counters},
+                              {"offers", r.offers},
+                              {"peer_offers", r.peer_offers}};
   std::ofstream out(path);
   if (!out) throw Error("cannot write {}", path);
   out << doc.dump(2) << "\n";

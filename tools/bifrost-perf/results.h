@@ -24,6 +24,8 @@ struct SizeResult {
 struct PeerStats {
   uint64_t verified = 0;  // messages whose content was checked and correct
   uint64_t corrupt = 0;
+  uint64_t duplicates = 0;  // Bifröst: messages delivered more than once
+  uint64_t delivered = 0;   // Bifröst: deliveries, duplicates included
   nlohmann::json counters = nlohmann::json::object();
 };
 
@@ -31,10 +33,14 @@ struct RunResults {
   std::vector<SizeResult> sizes;
   uint64_t verified = 0;  // checked here or at the peer
   uint64_t corrupt = 0;
-  uint64_t missing = 0;  // verified messages the peer never saw (UC under loss)
+  uint64_t missing = 0;     // verified messages the peer never saw (UC under loss)
+  uint64_t duplicates = 0;  // messages the peer got more than once (Bifröst)
   double cpu_seconds = 0;
   nlohmann::json local_counters = nlohmann::json::object();
   nlohmann::json peer_counters = nlohmann::json::object();
+  // Bifröst: this side's and the peer's connection offers (QPNs, first PSNs), for wire checks.
+  nlohmann::json offers = nlohmann::json::array();
+  nlohmann::json peer_offers = nlohmann::json::array();
 };
 
 nlohmann::json to_json(const SizeResult& r);

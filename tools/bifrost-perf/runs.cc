@@ -7,6 +7,10 @@
 #include <cstring>
 
 #include "bifrost/core/error.h"
+#include "bw_tally.h"
+#include "latency_stats.h"
+#include "message_runs.h"
+#include "runner.h"
 
 namespace bifrost::perf {
 namespace {
@@ -18,7 +22,6 @@ using rnic::WrOpcode;
 
 constexpr uint64_t kQpShift = 40;
 constexpr uint64_t kIndexMask = (uint64_t{1} << kQpShift) - 1;
-constexpr Time kTick = Time::ms(100);
 
 uint64_t wr_id(size_t qp, uint64_t k) {
   return (uint64_t{qp} << kQpShift) | (k & kIndexMask);
@@ -30,50 +33,18 @@ uint64_t index_of(uint64_t id) {
   return id & kIndexMask;
 }
 
-// Common machinery: CQ draining, deferred posting, the 100 ms watchdog (peer liveness, stall,
-// progress and peak bandwidth), and the first failure.
-class Runner {
+// A Runner that drains the session's CQ: failed work requests end the run, the others go to
+// on_completion.
+class VerbsRunner : public Runner {
  public:
-  Runner(Session& s, uint32_t size) : s_(s), o_(s.options()), size_(size) {
+  VerbsRunner(Session& s, uint32_t size) : Runner(s, size) {
     s_.cq().set_handler([this] { drain(); });
   }
-  virtual ~Runner() {
-    s_.cq().set_handler(nullptr);
-    s_.loop().cancel(tick_);
-  }
-
-  // Runs until done() or a failure; throws Error on failure.
-  void run(bool watch_channel) {
-    watch_channel_ = watch_channel;
-    start_ = last_progress_ = last_tick_ = s_.loop().now();
-    arm_tick();
-    schedule_post();
-    s_.loop().run_until([this] { return !failure_.empty() || done(); });
-    s_.loop().cancel(tick_);
-    if (!failure_.empty()) throw Error("{}", failure_);
-  }
+  ~VerbsRunner() override { s_.cq().set_handler(nullptr); }
 
  protected:
   virtual void on_completion(const WorkCompletion& wc) = 0;
-  virtual void post_more() = 0;
-  virtual bool done() const = 0;
-  virtual uint64_t progress_bytes() const = 0;
-  virtual std::string progress_line(Time elapsed) const {
-    return fmt::format("{:.1f} s: {:.1f} MB", elapsed.seconds(), progress_bytes() / 1e6);
-  }
 
-  void fail(std::string why) {
-    if (failure_.empty()) failure_ = std::move(why);
-  }
-  void schedule_post() {
-    if (post_scheduled_) return;
-    post_scheduled_ = true;
-    s_.loop().defer([this] {
-      post_scheduled_ = false;
-      if (failure_.empty()) post_more();
-    });
-  }
-  void progressed() { last_progress_ = s_.loop().now(); }
   void post(size_t qp, const rnic::SendWr& wr) {
     try {
       s_.qp(qp).post_send(wr);
@@ -86,25 +57,6 @@ class Runner {
                           rnic::Sge{s_.slot_va(qp, slot), o_.max_size(), s_.lkey()}};
     s_.qp(qp).post_recv(wr);
   }
-  void check(uint32_t seed, std::span<const std::byte> bytes, const char* what, uint64_t k) {
-    if (holds_pattern(seed, bytes)) {
-      ++verified_;
-    } else {
-      if (corrupt_ == 0) {
-        fmt::print(stderr, "bifrost-perf: CORRUPT {} message {} ({} bytes)\n", what, k,
-                   bytes.size());
-      }
-      ++corrupt_;
-    }
-  }
-
-  Session& s_;
-  const Options& o_;
-  uint32_t size_;
-  Time start_;
-  double peak_bps_ = 0;
-  uint64_t verified_ = 0;
-  uint64_t corrupt_ = 0;
 
  private:
   void drain() {
@@ -125,98 +77,29 @@ class Runner {
       }
     }
   }
-  void arm_tick() {
-    tick_ = s_.loop().after(kTick, [this] {
-      tick_ = {};
-      on_tick();
-      if (failure_.empty()) arm_tick();
-    });
-  }
-  void on_tick() {
-    const Time now = s_.loop().now();
-    const uint64_t bytes = progress_bytes();
-    const double bps = static_cast<double>(bytes - tick_bytes_) * 8 / (now - last_tick_).seconds();
-    peak_bps_ = std::max(peak_bps_, bps);
-    tick_bytes_ = bytes;
-    last_tick_ = now;
-    if (watch_channel_ && s_.channel().readable()) {
-      // The peer says nothing during a run: anything here is an error message or EOF.
-      try {
-        s_.channel().receive(Time::ms(100));
-        fail("the peer sent a control message in the middle of the transfer");
-      } catch (const Error& e) {
-        fail(fmt::format("the peer went away mid-transfer: {}", e.what()));
-      }
-      return;
-    }
-    // Datagrams arriving count as progress too: a WRITE target sees no completions.
-    const uint64_t rx = s_.port().counters().rx_datagrams;
-    if (rx != last_rx_) {
-      last_rx_ = rx;
-      last_progress_ = now;
-    }
-    if (now - last_progress_ > Time::from_seconds(o_.timeout)) {
-      fail(fmt::format(
-          "no progress for {:.1f} s (peer dead or network down?); port: {} "
-          "datagrams sent, {} received",
-          o_.timeout, s_.port().counters().tx_datagrams, s_.port().counters().rx_datagrams));
-      return;
-    }
-    if (++ticks_ % 10 == 0 && now - start_ > Time::s(2)) {
-      fmt::print(stderr, "bifrost-perf: {}, retransmitted {}\n", progress_line(now - start_),
-                 s_.device().data_path_counters().tx_retransmitted);
-    }
-  }
-
-  world::TimerId tick_;
-  Time last_progress_;
-  Time last_tick_;
-  uint64_t tick_bytes_ = 0;
-  uint64_t ticks_ = 0;
-  uint64_t last_rx_ = 0;
-  bool watch_channel_ = true;
-  bool post_scheduled_ = false;
-  std::string failure_;
 };
 
 // Client of write_bw / send_bw / read_bw: keeps up to tx_depth messages in flight per QP.
-class BwClient final : public Runner {
+class BwClient final : public VerbsRunner {
  public:
   BwClient(Session& s, uint32_t size)
-      : Runner(s, size), posted_(s.qp_count()), completed_(s.qp_count()) {
-    window_ = std::min<uint64_t>(o_.tx_depth, s.slots());
-    if (o_.duration > 0) {
-      target_ = UINT64_MAX;
-      stop_posting_ = s.loop().now() + Time::from_seconds(o_.duration);
-    } else {
-      target_ = o_.effective_iterations();
-    }
-  }
-  SizeResult result() const {
-    SizeResult r;
-    r.bytes = size_;
-    r.iterations = total_;
-    r.seconds = (last_completion_ - start_).seconds();
-    r.bw_avg_mbps = static_cast<double>(total_) * size_ / r.seconds / 1e6;
-    r.bw_peak_mbps = std::max(r.bw_avg_mbps, peak_bps_ / 8 / 1e6);
-    r.msg_rate_mpps = static_cast<double>(total_) / r.seconds / 1e6;
-    return r;
-  }
+      : VerbsRunner(s, size),
+        tally_(o_, s.qp_count(), size, s.loop().now()),
+        window_(std::min<uint64_t>(o_.tx_depth, s.slots())) {}
+  SizeResult result() const { return tally_.result(start_, peak_bps_); }
   uint64_t verified() const { return verified_; }
   uint64_t corrupt() const { return corrupt_; }
 
  private:
-  bool posting_allowed(size_t qp) const {
-    if (o_.duration > 0) return s_.loop().now() < stop_posting_;
-    return posted_[qp] < target_;
-  }
   void post_more() override {
-    for (size_t qp = 0; qp < posted_.size(); ++qp) {
-      while (posted_[qp] - completed_[qp] < window_ && posting_allowed(qp)) post_one(qp);
+    for (size_t qp = 0; qp < tally_.lanes(); ++qp) {
+      while (tally_.outstanding(qp) < window_ && tally_.posting_allowed(qp, s_.loop().now())) {
+        post_one(qp);
+      }
     }
   }
   void post_one(size_t qp) {
-    const uint64_t k = posted_[qp]++;
+    const uint64_t k = tally_.on_posted(qp);
     rnic::SendWr wr;
     wr.wr_id = wr_id(qp, k);
     wr.sge = rnic::Sge{s_.slot_va(qp, k), size_, s_.lkey()};
@@ -252,40 +135,33 @@ class BwClient final : public Runner {
     if (o_.verify && o_.op() == Op::read) {
       check(message_seed(qp, k % s_.slots()), s_.slot_bytes(qp, k, size_), "READ", k);
     }
-    ++completed_[qp];
-    ++total_;
-    last_completion_ = s_.loop().now();
+    tally_.on_completed(qp, s_.loop().now());
     schedule_post();
   }
-  bool done() const override {
-    for (size_t qp = 0; qp < posted_.size(); ++qp) {
-      if (completed_[qp] != posted_[qp] || posting_allowed(qp)) return false;
-    }
-    return true;
-  }
-  uint64_t progress_bytes() const override { return total_ * size_; }
+  bool done() const override { return tally_.done(s_.loop().now()); }
+  uint64_t progress_bytes() const override { return tally_.total() * size_; }
 
-  std::vector<uint64_t> posted_;
-  std::vector<uint64_t> completed_;
-  uint64_t window_ = 1;
-  uint64_t target_ = 0;
-  uint64_t total_ = 0;
-  Time stop_posting_;
-  Time last_completion_;
+  BwTally tally_;
+  uint64_t window_;
 };
 
 // Server side of every test: keeps receives posted, checks arriving messages, echoes them
 // back in latency tests. Ends when the control connection has a message.
-class Responder final : public Runner {
+class Responder final : public VerbsRunner {
  public:
-  Responder(Session& s, uint32_t size, bool receives_posted) : Runner(s, size) {
+  Responder(Session& s, uint32_t size, bool receives_posted) : VerbsRunner(s, size) {
     if (!receives_posted) {
       for (size_t qp = 0; qp < s.qp_count(); ++qp) {
         for (uint64_t slot = 0; slot < s.slots(); ++slot) post_recv(qp, slot);
       }
     }
   }
-  PeerStats stats() const { return PeerStats{verified_, corrupt_, {}}; }
+  PeerStats stats() const {
+    PeerStats p;
+    p.verified = verified_;
+    p.corrupt = corrupt_;
+    return p;
+  }
 
  private:
   void on_completion(const WorkCompletion& wc) override {
@@ -335,35 +211,16 @@ class Responder final : public Runner {
 };
 
 // Client of write_lat / send_lat: one message at a time on QP 0, timed until the echo lands.
-class LatClient final : public Runner {
+class LatClient final : public VerbsRunner {
  public:
-  LatClient(Session& s, uint32_t size, bool receives_posted) : Runner(s, size) {
+  LatClient(Session& s, uint32_t size, bool receives_posted) : VerbsRunner(s, size) {
     if (!receives_posted) {
       for (uint64_t slot = 0; slot < s.slots(); ++slot) post_recv(0, slot);
     }
     samples_.reserve(o_.effective_iterations());
   }
   SizeResult result() {
-    SizeResult r;
-    r.bytes = size_;
-    r.iterations = samples_.size();
-    if (samples_.empty()) return r;
-    std::sort(samples_.begin(), samples_.end());
-    const auto at = [&](double q) {
-      const auto i = static_cast<size_t>(std::ceil(q * static_cast<double>(samples_.size())));
-      return samples_[std::min(samples_.size() - 1, i == 0 ? 0 : i - 1)];
-    };
-    double sum = 0;
-    for (double v : samples_) sum += v;
-    r.t_avg = sum / static_cast<double>(samples_.size());
-    double var = 0;
-    for (double v : samples_) var += (v - r.t_avg) * (v - r.t_avg);
-    r.t_stdev = std::sqrt(var / static_cast<double>(samples_.size()));
-    r.t_min = samples_.front();
-    r.t_max = samples_.back();
-    r.t_typical = at(0.5);
-    r.t_p99 = at(0.99);
-    r.t_p999 = at(0.999);
+    SizeResult r = latency_result(samples_, size_);
     r.seconds = (s_.loop().now() - start_).seconds();
     return r;
   }
@@ -414,8 +271,21 @@ class LatClient final : public Runner {
 };
 
 PeerStats stats_from_json(const nlohmann::json& j) {
-  return PeerStats{j.at("verified").get<uint64_t>(), j.at("corrupt").get<uint64_t>(),
-                   j.at("counters")};
+  PeerStats p;
+  p.verified = j.at("verified").get<uint64_t>();
+  p.corrupt = j.at("corrupt").get<uint64_t>();
+  p.counters = j.at("counters");
+  p.duplicates = j.value("duplicates", uint64_t{0});
+  p.delivered = j.value("delivered", uint64_t{0});
+  return p;
+}
+
+nlohmann::json to_json(const PeerStats& p, const nlohmann::json& counters) {
+  return {{"verified", p.verified},
+          {"corrupt", p.corrupt},
+          {"duplicates", p.duplicates},
+          {"delivered", p.delivered},
+          {"counters", counters}};
 }
 
 Time control_timeout(const Options& o) {
@@ -436,22 +306,24 @@ void fill_read_sources(Session& s) {
 nlohmann::json local_counters(Session& s) {
   const rnic::DataPathCounters& d = s.device().data_path_counters();
   const real::UdpPortCounters& p = s.port().counters();
-  return {{"tx_packets", d.tx_packets},
-          {"retransmissions", d.tx_retransmitted},
-          {"timeouts", d.timeouts},
-          {"naks_sent", d.naks_sent},
-          {"rx_packets", d.rx_packets},
-          {"rx_dropped_sequence", d.rx_dropped_sequence},
-          {"rx_duplicates", d.rx_duplicates},
-          {"rx_no_qp", d.rx_no_qp},
-          {"access_naks_sent", d.access_naks_sent},
-          {"udp_tx_datagrams", p.tx_datagrams},
-          {"udp_tx_errors", p.tx_errors},
-          {"udp_rx_datagrams", p.rx_datagrams},
-          {"udp_rx_kernel_drops", p.rx_kernel_drops},
-          {"udp_rx_truncated", p.rx_truncated},
-          {"udp_rx_malformed", p.rx_malformed},
-          {"udp_rx_bad_icrc", p.rx_bad_icrc}};
+  nlohmann::json j = {{"tx_packets", d.tx_packets},
+                      {"retransmissions", d.tx_retransmitted},
+                      {"timeouts", d.timeouts},
+                      {"naks_sent", d.naks_sent},
+                      {"rx_packets", d.rx_packets},
+                      {"rx_dropped_sequence", d.rx_dropped_sequence},
+                      {"rx_duplicates", d.rx_duplicates},
+                      {"rx_no_qp", d.rx_no_qp},
+                      {"access_naks_sent", d.access_naks_sent},
+                      {"udp_tx_datagrams", p.tx_datagrams},
+                      {"udp_tx_errors", p.tx_errors},
+                      {"udp_rx_datagrams", p.rx_datagrams},
+                      {"udp_rx_kernel_drops", p.rx_kernel_drops},
+                      {"udp_rx_truncated", p.rx_truncated},
+                      {"udp_rx_malformed", p.rx_malformed},
+                      {"udp_rx_bad_icrc", p.rx_bad_icrc}};
+  if (s.has_endpoint()) j["transport"] = transport_counters(s);
+  return j;
 }
 
 SizeResult run_client_size(Session& s, uint32_t size, RunResults& results) {
@@ -460,7 +332,12 @@ SizeResult run_client_size(Session& s, uint32_t size, RunResults& results) {
   const nlohmann::json ready = s.channel().receive(control_timeout(o));
   if (ready.value("phase", "") != "ready") throw Error("the server did not get ready");
   SizeResult r;
-  if (o.is_latency()) {
+  if (o.uses_bifrost()) {
+    const MessageClientOutcome out = run_message_client(s, size);
+    r = out.result;
+    results.verified += out.verified;
+    results.corrupt += out.corrupt;
+  } else if (o.is_latency()) {
     static bool receives_posted = false;  // receives stay posted across sizes
     LatClient client(s, size, receives_posted);
     receives_posted = true;
@@ -480,6 +357,7 @@ SizeResult run_client_size(Session& s, uint32_t size, RunResults& results) {
   const PeerStats peer = stats_from_json(reply.at("stats"));
   results.verified += peer.verified;
   results.corrupt += peer.corrupt;
+  results.duplicates += peer.duplicates;
   if (o.verify && !o.is_latency() && o.op() != Op::read && peer.verified < r.iterations) {
     results.missing += r.iterations - peer.verified;
   }
@@ -501,6 +379,24 @@ RunResults run_server(Session& s) {
     if (phase == "bye") break;
     if (phase != "start") throw Error("unexpected control message '{}'", m.dump());
     const auto size = m.at("size").get<uint32_t>();
+    if (o.uses_bifrost()) {
+      MessageServer server(s, size);
+      s.channel().send({{"phase", "ready"}});
+      server.run(false);
+      const nlohmann::json done = s.channel().receive(control_timeout(o));
+      if (done.value("phase", "") != "done") {
+        throw Error("unexpected control message '{}'", done.dump());
+      }
+      server.settle();
+      const PeerStats stats = server.stats();
+      results.verified += stats.verified;
+      results.corrupt += stats.corrupt;
+      results.duplicates += stats.duplicates;
+      results.sizes.push_back(size_result_from_json(done.at("result")));
+      results.peer_counters = done.at("counters");
+      s.channel().send({{"phase", "stats"}, {"stats", to_json(stats, local_counters(s))}});
+      continue;
+    }
     Responder responder(s, size, receives_posted);
     receives_posted = true;
     s.channel().send({{"phase", "ready"}});
@@ -513,11 +409,7 @@ RunResults run_server(Session& s) {
     results.corrupt += stats.corrupt;
     results.sizes.push_back(size_result_from_json(done.at("result")));
     results.peer_counters = done.at("counters");
-    s.channel().send({{"phase", "stats"},
-                      {"stats",
-                       {{"verified", stats.verified},
-                        {"corrupt", stats.corrupt},
-                        {"counters", local_counters(s)}}}});
+    s.channel().send({{"phase", "stats"}, {"stats", to_json(stats, local_counters(s))}});
   }
   results.local_counters = local_counters(s);
   return results;

@@ -27,16 +27,36 @@ nlohmann::json settings_of(const Options& o) {
           {"connection", o.connection},
           {"transport", o.transport},
           {"verify", o.verify},
-          {"tx_depth", o.tx_depth}};
+          {"tx_depth", o.tx_depth},
+          {"base_rtt_us", o.base_rtt_us},
+          {"min_rto_us", o.min_rto_us},
+          {"line_rate_gbps", o.line_rate_gbps},
+          {"cc", o.cc}};
+}
+
+transport::TransportConfig transport_config(const Options& o) {
+  transport::TransportConfig c;
+  c.reliability = o.transport == "bifrost-rc" ? transport::Reliability::hardware_rc
+                                              : transport::Reliability::software_uc;
+  c.mtu = o.mtu;
+  c.base_rtt = Time::from_seconds(o.base_rtt_us / 1e6);
+  c.min_rto = Time::from_seconds(o.min_rto_us / 1e6);
+  c.line_rate_bps = static_cast<uint64_t>(o.line_rate_gbps * 1e9);
+  c.cc = o.cc;
+  // The soft NIC answers slower than a hardware one: the RC ACK timeout is bifrost-perf's.
+  c.rc_timeout = o.qp_timeout;
+  // send_bw: every message one SEND (the small-message path), however large.
+  if (o.op() == Op::send) c.send_threshold = std::max(c.send_threshold, o.max_size());
+  return c;
 }
 
 }  // namespace
 
-bool holds_pattern(uint32_t seed, std::span<const std::byte> bytes) {
+bool holds_pattern(uint32_t seed, std::span<const std::byte> bytes, uint64_t offset) {
   std::byte expect[4096];
   for (uint64_t off = 0; off < bytes.size(); off += sizeof expect) {
     const size_t n = std::min<size_t>(sizeof expect, bytes.size() - off);
-    rnic::fill_pattern(seed, off, std::span(expect, n));
+    rnic::fill_pattern(seed, offset + off, std::span(expect, n));
     if (std::memcmp(expect, bytes.data() + off, n) != 0) return false;
   }
   return true;
@@ -66,11 +86,25 @@ Session::Session(const Options& options)
       std::clamp<uint64_t>(kMaxBufferPerQp / slot_bytes_, 1, options_.tx_depth));
   const uint64_t length = slot_bytes_ * slots_ * options_.qps;
   memory_ = std::make_unique<rnic::ByteMemory>(kBufferBase, length);
-  const rnic::ProtectionDomain pd = device_->alloc_pd();
-  mr_ = &device_->reg_mr(
-      pd, kBufferBase, length,
-      rnic::Access::local_write | rnic::Access::remote_write | rnic::Access::remote_read,
-      memory_.get());
+  if (options_.uses_bifrost()) {
+    transport::EndpointConfig ec;
+    ec.memory = transport::MemoryKind::bytes;
+    ec.seed = dc.seed;
+    ec.cq_entries = 1 << 16;
+    endpoint_ = std::make_unique<transport::Endpoint>(*device_, ec);
+  }
+  // Messages are read in place by the NIC; the Bifröst endpoint's own memory (receive slots,
+  // arena) lives in its protection domain, and so must the application's.
+  const rnic::ProtectionDomain pd = endpoint_ ? endpoint_->pd() : device_->alloc_pd();
+  // Over Bifröst the peer never addresses this buffer: no remote access.
+  const auto access = endpoint_ ? rnic::Access::local_write
+                                : rnic::Access::local_write | rnic::Access::remote_write |
+                                      rnic::Access::remote_read;
+  mr_ = &device_->reg_mr(pd, kBufferBase, length, access, memory_.get());
+  if (options_.uses_bifrost()) {
+    build_bifrost(local, length);
+    return;
+  }
   cq_ = &device_->create_cq(1 << 20);
   const rnic::QpType type = options_.connection == "UC" ? rnic::QpType::uc : rnic::QpType::rc;
   RandomStream rng(dc.seed, "psn");
@@ -99,8 +133,32 @@ Session::Session(const Options& options)
   }
 }
 
+void Session::build_bifrost(world::Ipv4 local, uint64_t length) {
+  const transport::TransportConfig config = transport_config(options_);
+  if (options_.max_size() > config.max_message_size()) {
+    throw Error("-s {} is larger than a Bifröst message can be ({} bytes)", options_.max_size(),
+                config.max_message_size());
+  }
+  for (uint32_t i = 0; i < options_.qps; ++i) {
+    connections_.push_back(&endpoint_->create_connection(config));
+    mine_.offers.push_back(endpoint_->offer(*connections_.back()));
+  }
+  mine_.ip = local;
+  mine_.mtu = options_.mtu;
+  mine_.buffer_va = kBufferBase;
+  mine_.buffer_length = length;
+  mine_.rkey = mr_->rkey;
+  mine_.settings = settings_of(options_);
+  peer_ = real::exchange_peer_info(channel_, mine_, Time::from_seconds(options_.timeout));
+  for (uint32_t i = 0; i < options_.qps; ++i) {
+    endpoint_->connect(*connections_[i], peer_.offers[i]);
+  }
+}
+
 Session::~Session() {
-  // The device detaches from the port when destroyed: it must go first.
+  // Connections post to the device until they are gone; the device detaches from the port
+  // when destroyed: endpoint, then device, then port.
+  endpoint_.reset();
   device_.reset();
   port_.reset();
 }

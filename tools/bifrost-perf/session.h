@@ -1,7 +1,9 @@
 #pragma once
 // One side of a bifrost-perf run: the control connection, the event loop, the UDP port, the
 // soft RNIC with its QPs connected to the peer's, and the registered buffer (slots of the
-// largest message size, per QP).
+// largest message size, per QP). With --transport bifrost-uc|bifrost-rc it holds a Bifröst
+// endpoint with one connection per -q instead of bare QPs; the buffer's slots are then per
+// connection and hold the messages handed to Connection::send.
 #include <memory>
 #include <span>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "bifrost/real/udp_port.h"
 #include "bifrost/rnic/device.h"
 #include "bifrost/rnic/host_memory.h"
+#include "bifrost/transport/endpoint.h"
 #include "options.h"
 
 namespace bifrost::perf {
@@ -30,7 +33,15 @@ class Session {
   real::ControlChannel& channel() { return channel_; }
   rnic::CompletionQueue& cq() { return *cq_; }
   rnic::QueuePair& qp(size_t i) { return *qps_[i]; }
-  size_t qp_count() const { return qps_.size(); }
+  // QPs (verbs) or connections (Bifröst): the unit slots and patterns are counted by.
+  size_t qp_count() const { return options_.uses_bifrost() ? connections_.size() : qps_.size(); }
+  transport::Endpoint& endpoint() { return *endpoint_; }
+  transport::Connection& connection(size_t i) { return *connections_[i]; }
+  bool has_endpoint() const { return endpoint_ != nullptr; }
+  // A message of `length` bytes in slot `slot` of connection `c`, for Connection::send.
+  transport::MessageBuffer message(size_t c, uint64_t slot, uint32_t length) const {
+    return transport::MessageBuffer{mr_, slot_va(c, slot), length};
+  }
   const real::PeerInfo& peer() const { return peer_; }
   const real::PeerInfo& mine() const { return mine_; }
   uint32_t lkey() const { return mr_->lkey; }
@@ -47,6 +58,9 @@ class Session {
   }
 
  private:
+  // Connections, offers exchanged over the bootstrap, connected.
+  void build_bifrost(world::Ipv4 local, uint64_t length);
+
   Options options_;
   real::ControlChannel channel_;
   std::unique_ptr<real::EventLoop> loop_;
@@ -56,6 +70,8 @@ class Session {
   const rnic::MemoryRegion* mr_ = nullptr;
   rnic::CompletionQueue* cq_ = nullptr;
   std::vector<rnic::QueuePair*> qps_;
+  std::unique_ptr<transport::Endpoint> endpoint_;
+  std::vector<transport::Connection*> connections_;
   uint32_t slots_ = 1;
   uint64_t slot_bytes_ = 0;
   real::PeerInfo mine_;
@@ -66,7 +82,7 @@ class Session {
 inline uint32_t message_seed(size_t qp, uint64_t k) {
   return 1 + static_cast<uint32_t>((qp * 7919 + k) % ((1u << 24) - 2));
 }
-// True if `bytes` hold pattern `seed` from offset 0.
-bool holds_pattern(uint32_t seed, std::span<const std::byte> bytes);
+// True if `bytes` hold pattern `seed` from pattern offset `offset`.
+bool holds_pattern(uint32_t seed, std::span<const std::byte> bytes, uint64_t offset = 0);
 
 }  // namespace bifrost::perf
