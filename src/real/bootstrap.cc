@@ -2,6 +2,7 @@
 
 #include "bifrost/core/error.h"
 #include "bifrost/real/offer_json.h"
+#include "json_fields.h"
 
 namespace bifrost::real {
 
@@ -24,15 +25,16 @@ nlohmann::json to_json(const PeerInfo& info) {
 PeerInfo peer_info_from_json(const nlohmann::json& m) {
   try {
     PeerInfo info;
-    info.version = m.at("bifrost_version").get<int>();
+    info.version = detail::integer_field<int>(m, "bifrost_version");
     if (info.version != kBootstrapVersion) return info;  // checked by the caller
     info.ip = world::parse_ipv4(m.at("ip").get<std::string>());
-    info.mtu = m.at("mtu").get<uint32_t>();
-    info.buffer_va = m.at("buffer_va").get<uint64_t>();
-    info.buffer_length = m.at("buffer_length").get<uint64_t>();
-    info.rkey = m.at("rkey").get<uint32_t>();
+    info.mtu = detail::integer_field<uint32_t>(m, "mtu");
+    info.buffer_va = detail::integer_field<uint64_t>(m, "buffer_va");
+    info.buffer_length = detail::integer_field<uint64_t>(m, "buffer_length");
+    info.rkey = detail::integer_field<uint32_t>(m, "rkey");
     for (const auto& q : m.at("qps")) {
-      info.qps.push_back({q.at("qpn").get<uint32_t>(), q.at("psn").get<uint32_t>()});
+      info.qps.push_back(
+          {detail::integer_field<uint32_t>(q, "qpn"), detail::integer_field<uint32_t>(q, "psn")});
     }
     info.settings = m.at("settings");
     for (const auto& o : m.at("offers")) info.offers.push_back(offer_from_json(o));

@@ -138,6 +138,25 @@ TEST(Bootstrap, GarbageFromThePeerIsAClearError) {
   EXPECT_THROW(server.get(), Error);
 }
 
+// Found by fuzz_bootstrap: nlohmann converts 1e100 to uint32_t with undefined behaviour and
+// 4096.5 or -1 silently. Every integer field is checked and refused by name.
+TEST(Bootstrap, NumbersOutOfTheirFieldAreRefusedByName) {
+  for (const char* bad : {"1e100", "4096.5", "-1", "4294967296", "\"4096\""}) {
+    nlohmann::json m = to_json(info(5));
+    m["mtu"] = nlohmann::json::parse(bad);
+    try {
+      peer_info_from_json(m);
+      ADD_FAILURE() << "mtu " << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("mtu"), std::string::npos) << e.what();
+    }
+  }
+  nlohmann::json m = to_json(info(5));
+  m["qps"][0]["qpn"] = -3;
+  EXPECT_THROW(peer_info_from_json(m), Error);
+  EXPECT_EQ(peer_info_from_json(to_json(info(5))).mtu, 4096u);
+}
+
 TEST(Bootstrap, SilentPeerTimesOut) {
   auto server = std::async(std::launch::async, [] {
     ControlChannel channel = ControlChannel::accept("127.0.0.1", test_port(), Time::s(10));
