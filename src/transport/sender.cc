@@ -80,7 +80,7 @@ void Sender::send_grant(uint32_t message_id, uint64_t address, uint32_t rkey) {
   g.address = address;
   g.rkey = rkey;
   grant_queue_.push_back(message_id);
-  schedule_pump();
+  pump();
 }
 
 void Sender::on_grant(uint32_t message_id, uint64_t address, uint32_t rkey) {
@@ -160,11 +160,9 @@ bool Sender::ack_now_hint() const {
 
 bool Sender::has_more_to_post() const {
   if (!retransmit_queue_.empty() || !grant_queue_.empty() || !small_queue_.empty()) return true;
-  for (const uint64_t number : write_queue_) {
-    const OutMessage& m = messages_.at(number);
-    if (m.chunked < m.buffer.length) return true;
-  }
-  return false;
+  // Every message in write_queue_ still has bytes to chunk (post_chunk removes it with its last
+  // chunk).
+  return !write_queue_.empty();
 }
 
 Sender::Step Sender::post_retransmit() {
@@ -315,6 +313,9 @@ Sender::Step Sender::post_chunk() {
     m.chunk_global[unit] = wqe.global;
     ++m.posted_wqes;
     m.chunked += chunk;
+    // Leave the queue with the last chunk: the message may complete (and leave messages_)
+    // before the queue is looked at again.
+    if (m.chunked == m.buffer.length) write_queue_.pop_front();
     post_write(wqe, m, offset, chunk, ack_now_hint());
     ++stats_.chunks;
     return Step::posted;
@@ -367,7 +368,7 @@ void Sender::post_send_slot(InFlight& wqe, uint32_t slot, SendHeader header, uin
   wr.sge =
       rnic::Sge{.addr = staging_.address(slot), .length = length, .lkey = staging_region_->lkey};
   connection_.primary().post_send(wr);
-  if (header.hint) arm_tail_probe();
+  wqe.hinted = header.hint;
 }
 
 void Sender::post_write(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length,
@@ -384,7 +385,7 @@ void Sender::post_write(InFlight& wqe, const OutMessage& m, uint64_t offset, uin
                                 .message_id = write_id(m.write_seq),
                                 .unit_offset = static_cast<uint32_t>(offset / config_.unit_size)});
   connection_.primary().post_send(wr);
-  if (hint) arm_tail_probe();
+  wqe.hinted = hint;
 }
 
 uint32_t Sender::unit_bytes(const OutMessage& m, uint32_t unit) const {

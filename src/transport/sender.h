@@ -87,6 +87,7 @@ class Sender {
     Time t1_posted;                // NIC clock at posting (RC mode's RTT start)
     Time t1;                       // the send completion's NIC timestamp
     bool completed = false;        // the NIC reported the send completion (t1 is known)
+    bool hinted = false;           // carried the hint bit: its ACK is due one RTT after it left
     bool done = false;             // acknowledged or declared lost
   };
 
@@ -143,7 +144,8 @@ class Sender {
   Time rto() const;  // the estimator's RTO, doubled per consecutive timeout
   void arm_timer();
   void on_timer();
-  void arm_tail_probe();
+  // Arms the probe for the tail WQE `global` (the hinted one that just left the NIC).
+  void arm_tail_probe(uint64_t global);
   void fail_over_rc(uint32_t failed_qp);
 
   Connection& connection_;

@@ -12,8 +12,6 @@ namespace {
 // Consecutive timeouts after which a UC connection gives up its primary QP's path (A.3).
 constexpr uint32_t kTimeoutsBeforeFailover = 3;
 constexpr uint32_t kMaxBackoffShift = 6;
-// What a tail probe allows beyond two smoothed RTTs for the receiver to post its ACK.
-constexpr Time kProbeSlack = Time::us(10);
 
 }  // namespace
 
@@ -40,6 +38,9 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
   if (wqe == nullptr || wqe->completed) return;
   wqe->completed = true;
   wqe->t1 = wc.hw_timestamp;
+  // The probe runs from when the tail left the NIC, not from posting: in the real world a WQE
+  // can wait milliseconds in the soft NIC's send queue, which no RTT sample contains.
+  if (wqe->hinted && !wqe->done) arm_tail_probe(wqe->global);
   release_posted(*wqe);
   const bool ok = wc.status == rnic::WcStatus::success;
   if (config_.reliability == Reliability::hardware_rc && !wqe->done) {
@@ -238,26 +239,27 @@ void Sender::on_timer() {
   arm_timer();
 }
 
-void Sender::arm_tail_probe() {
+void Sender::arm_tail_probe(uint64_t global) {
   // A WQE with the hint bit is acknowledged at once, so its ACK is due one round trip after it
-  // left. If the last WQE of a burst (or its ACK) is lost, no later WQE reveals the gap and only
-  // the timer would; the probe declares the tail lost after 2 srtt + kProbeSlack instead of a
-  // full RTO (tail loss probe). Without an RTT sample yet, the RTO covers it.
+  // left the NIC. If the last WQE of a burst (or its ACK) is lost, no later WQE reveals the gap
+  // and only the RTO would; the probe declares the tail lost after 2 srtt + ack_timer instead
+  // (tail loss probe). The ack_timer term covers what eq. (1) leaves out of srtt on purpose:
+  // the time the receiver takes to get to the packet and post the ACK. Without an RTT sample
+  // yet, the RTO covers it.
   if (config_.reliability != Reliability::software_uc || !rtt_.has_sample()) return;
   if (probe_.valid()) scheduler_.cancel(probe_);
-  const uint64_t acks_at_arming = stats_.acks_received;
-  probe_ = scheduler_.after(rtt_.srtt() * 2 + kProbeSlack, [this, acks_at_arming] {
+  // A quarter of the RTO floor bounds it from below: where the floor was raised because the
+  // receiver's backlog is long (bifrost-perf: 5 ms), spurious probes would halve the window.
+  const Time delay = std::max(rtt_.srtt() * 2 + config_.ack_timer, config_.min_rto / 4);
+  probe_ = scheduler_.after(delay, [this, global] {
     probe_ = {};
-    if (outstanding_ == 0 || stats_.acks_received != acks_at_arming) return;
+    InFlight* tail = find(global);
+    if (tail == nullptr || tail->done) return;  // acknowledged (or already resent) in time
     ++stats_.tail_probes;
-    // Only the newest WQE goes again, as in TCP's tail loss probe: the ACK of the resend names
-    // it, and the usual rule (an ACK names a WQE: every older unacknowledged one is lost)
-    // recovers whatever else of the burst is missing without resending what arrived.
-    for (auto wqe = in_flight_.rbegin(); wqe != in_flight_.rend(); ++wqe) {
-      if (wqe->done) continue;
-      declare_lost(*wqe);
-      break;
-    }
+    // Only the tail goes again, as in TCP's tail loss probe: the ACK of the resend names it,
+    // and the usual rule (an ACK names a WQE: every older unacknowledged one is lost) recovers
+    // whatever else of the burst is missing without resending what arrived.
+    declare_lost(*tail);
     cc_->on_loss(scheduler_.now());
     pump();
   });

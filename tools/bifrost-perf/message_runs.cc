@@ -348,6 +348,7 @@ nlohmann::json transport_counters(Session& s) {
     tx.retransmitted_wqes += a.retransmitted_wqes;
     tx.losses_detected += a.losses_detected;
     tx.timeouts += a.timeouts;
+    tx.tail_probes += a.tail_probes;
     tx.acks_received += a.acks_received;
     tx.stale_acks += a.stale_acks;
     tx.rtt_samples += a.rtt_samples;
@@ -365,6 +366,7 @@ nlohmann::json transport_counters(Session& s) {
           {"retransmitted_wqes", tx.retransmitted_wqes},
           {"losses_detected", tx.losses_detected},
           {"timeouts", tx.timeouts},
+          {"tail_probes", tx.tail_probes},
           {"acks_received", tx.acks_received},
           {"stale_acks", tx.stale_acks},
           {"rtt_samples", tx.rtt_samples},

@@ -117,11 +117,12 @@ void print_footer(const Options& o, const RunResults& r) {
     const nlohmann::json& t = local["transport"];
     const nlohmann::json& pt = peer.value("transport", nlohmann::json::object());
     fmt::print(
-        " transport       : retransmitted WQEs {} / {}, timeouts {} / {}, losses detected {} / "
-        "{}, failovers {} / {} (here / peer)\n",
+        " transport       : retransmitted WQEs {} / {}, timeouts {} / {}, tail probes {} / {}, "
+        "losses detected {} / {}, failovers {} / {} (here / peer)\n",
         counter(t, "retransmitted_wqes"), counter(pt, "retransmitted_wqes"), counter(t, "timeouts"),
-        counter(pt, "timeouts"), counter(t, "losses_detected"), counter(pt, "losses_detected"),
-        counter(t, "failovers"), counter(pt, "failovers"));
+        counter(pt, "timeouts"), counter(t, "tail_probes"), counter(pt, "tail_probes"),
+        counter(t, "losses_detected"), counter(pt, "losses_detected"), counter(t, "failovers"),
+        counter(pt, "failovers"));
     fmt::print(
         " soft ACKs       : {} / {} sent, {} / {} received; duplicate WQEs suppressed {} / {}\n",
         counter(t, "acks_sent"), counter(pt, "acks_sent"), counter(t, "acks_received"),

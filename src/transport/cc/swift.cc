@@ -26,7 +26,10 @@ void Swift::on_ack(const AckEvent& event) {
   }
   const Time rtt = *event.rtt;
   last_rtt_ = rtt;
-  const Time target = params_.target_delay + params_.target_slack;
+  min_rtt_ = std::min(min_rtt_, rtt);
+  const Time base = params_.target_follows_min_rtt ? std::max(params_.target_delay, min_rtt_)
+                                                   : params_.target_delay;
+  const Time target = base + std::max(params_.target_slack, base / 5);
   if (rtt <= target) {
     // One mss per window's worth of acknowledged bytes: +mss per RTT.
     window_ +=

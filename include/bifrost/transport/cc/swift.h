@@ -20,6 +20,10 @@ struct SwiftParams {
   // On a loss or timeout: true drops to min_window (Bifröst's choice); false decreases by
   // max_decrease at most once per RTT, as the original Swift does on a retransmission.
   bool loss_to_minimum = true;
+  // The target never sits below the smallest RTT the connection has measured: a configured
+  // base RTT under the path's real one (a software data path, a longer route) would otherwise
+  // keep every sample "above target" and the window at its minimum forever.
+  bool target_follows_min_rtt = true;
 };
 
 // The defaults for a path: target = base RTT, window up to 2 BDP, starting at one BDP.
@@ -41,6 +45,7 @@ class Swift final : public CongestionControl {
   double window_;
   Time last_decrease_ = Time::zero();
   Time last_rtt_ = Time::zero();
+  Time min_rtt_ = Time::max();
   bool decreased_ = false;
 };
 
