@@ -27,6 +27,7 @@
 #include "bifrost/sim/lossy_wire.h"
 #include "bifrost/sim/nic_pair.h"
 #include "support/ratio_report.h"
+#include "support/sim_bench.h"
 
 namespace {
 
@@ -38,21 +39,6 @@ constexpr uint32_t kMessageBytes = 64 * 1024;  // 64 packets per work request
 constexpr uint64_t kSrc = sim::NicPair::kBufferBase;
 constexpr uint64_t kDst = sim::NicPair::kBufferBase + (uint64_t{1} << 30);
 
-sim::LossyWireConfig wire_config() {
-  sim::LossyWireConfig w;
-  w.rate = Rate::Gbps(100);
-  w.delay = Time::us(3);
-  return w;
-}
-
-// CPU time of this thread (what Google Benchmark's items_per_second uses too), so a loaded
-// machine inflates neither.
-double thread_cpu_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
-}
-
 // ---- packets through both NICs ------------------------------------------------------------
 
 void packets_through_nics(benchmark::State& state, EngineKind engine) {
@@ -61,7 +47,7 @@ void packets_through_nics(benchmark::State& state, EngineKind engine) {
   const uint64_t messages = (packets + kPacketsPerMessage - 1) / kPacketsPerMessage;
   sim::NicPairConfig c;
   c.mtu = kMtu;
-  c.wire = wire_config();
+  c.wire = bench::fast_wire();
   c.device.recovery.kind = engine;
   c.device.data_path.max_send_wr = static_cast<uint32_t>(messages) + 16;
   sim::NicPair pair(c);
@@ -69,7 +55,7 @@ void packets_through_nics(benchmark::State& state, EngineKind engine) {
   uint64_t sent = 0;
   double cpu_ns = 0;
   for (auto _ : state) {
-    const double start = thread_cpu_ns();
+    const double start = bench::thread_cpu_ns();
     const uint64_t before = pair.wire().counters(0).sent;
     for (uint64_t i = 0; i < messages; ++i) {
       rnic::SendWr wr;
@@ -87,7 +73,7 @@ void packets_through_nics(benchmark::State& state, EngineKind engine) {
       return;
     }
     sent += pair.wire().counters(0).sent - before;
-    cpu_ns += thread_cpu_ns() - start;
+    cpu_ns += bench::thread_cpu_ns() - start;
   }
   state.SetItemsProcessed(static_cast<int64_t>(sent));
   state.counters["ns_per_packet"] = cpu_ns / static_cast<double>(sent);
@@ -102,9 +88,9 @@ void packets_baseline(benchmark::State& state) {
   uint64_t moved = 0;
   double cpu_ns = 0;
   for (auto _ : state) {
-    const double start = thread_cpu_ns();
+    const double start = bench::thread_cpu_ns();
     sim::EventKernel kernel;
-    sim::LossyWire wire(kernel, wire_config());
+    sim::LossyWire wire(kernel, bench::fast_wire());
     uint64_t to_send = packets;
     uint64_t received = 0;
     world::PacketPort& out = wire.end(0);
@@ -126,7 +112,7 @@ void packets_baseline(benchmark::State& state) {
       return;
     }
     moved += received;
-    cpu_ns += thread_cpu_ns() - start;
+    cpu_ns += bench::thread_cpu_ns() - start;
   }
   state.SetItemsProcessed(static_cast<int64_t>(moved));
   state.counters["ns_per_packet"] = cpu_ns / static_cast<double>(moved);

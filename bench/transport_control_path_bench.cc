@@ -19,6 +19,7 @@
 #include "bifrost/sim/nic_pair.h"
 #include "bifrost/sim/transport_pair.h"
 #include "support/ratio_report.h"
+#include "support/sim_bench.h"
 
 namespace {
 
@@ -28,19 +29,6 @@ using namespace bifrost;
 // (docs/transport.md, "Known problems"), so every variant moves 256 per iteration.
 constexpr int kMessages = 256;
 constexpr uint32_t kSendThreshold = 32 * 1024;
-
-sim::LossyWireConfig wire_config() {
-  sim::LossyWireConfig w;
-  w.rate = Rate::Gbps(100);
-  w.delay = Time::us(3);
-  return w;
-}
-
-double thread_cpu_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
-}
 
 void report(benchmark::State& state, double cpu_ns, uint64_t messages, uint64_t wqes) {
   state.SetItemsProcessed(static_cast<int64_t>(messages));
@@ -53,7 +41,7 @@ void messages_baseline(benchmark::State& state) {
   const bool by_send = size <= kSendThreshold;
   sim::NicPairConfig c;
   c.mtu = 4096;
-  c.wire = wire_config();
+  c.wire = bench::fast_wire();
   c.device.data_path.max_send_wr = kMessages + 16;
   c.device.data_path.max_recv_wr = kMessages + 16;
   sim::NicPair pair(c);
@@ -63,7 +51,7 @@ void messages_baseline(benchmark::State& state) {
   uint64_t moved = 0;
   double cpu_ns = 0;
   for (auto _ : state) {
-    const double start = thread_cpu_ns();
+    const double start = bench::thread_cpu_ns();
     for (int i = 0; i < kMessages && by_send; ++i) {
       rnic::RecvWr r;
       r.wr_id = static_cast<uint64_t>(i);
@@ -87,7 +75,7 @@ void messages_baseline(benchmark::State& state) {
       return;
     }
     moved += kMessages;
-    cpu_ns += thread_cpu_ns() - start;
+    cpu_ns += bench::thread_cpu_ns() - start;
   }
   report(state, cpu_ns, moved, moved);
 }
@@ -95,7 +83,7 @@ void messages_baseline(benchmark::State& state) {
 void messages_transport(benchmark::State& state, transport::Reliability reliability) {
   const auto size = static_cast<uint64_t>(state.range(0));
   sim::TransportPairConfig c;
-  c.wire = wire_config();
+  c.wire = bench::fast_wire();
   c.transport.reliability = reliability;
   c.transport.cc = reliability == transport::Reliability::software_uc ? "swift" : "none";
   c.transport.base_rtt = Time::us(10);
@@ -108,7 +96,7 @@ void messages_transport(benchmark::State& state, transport::Reliability reliabil
   uint64_t moved = 0;
   double cpu_ns = 0;
   for (auto _ : state) {
-    const double start = thread_cpu_ns();
+    const double start = bench::thread_cpu_ns();
     const uint64_t before = delivered;
     for (int i = 0; i < kMessages; ++i) {
       a.connection->send(transport::MessageBuffer{
@@ -120,7 +108,7 @@ void messages_transport(benchmark::State& state, transport::Reliability reliabil
       return;
     }
     moved += kMessages;
-    cpu_ns += thread_cpu_ns() - start;
+    cpu_ns += bench::thread_cpu_ns() - start;
   }
   report(state, cpu_ns, moved, a.connection->sender_stats().wqes_posted);
 }
