@@ -25,9 +25,7 @@ namespace {
 
 using namespace bifrost;
 
-// At most 256 large messages may be outstanding on one connection today: the 257th stalls it
-// (docs/transport.md, "Known problems"), so every variant moves 256 per iteration.
-constexpr int kMessages = 256;
+constexpr int kMessages = 512;
 constexpr uint32_t kSendThreshold = 32 * 1024;
 
 void report(benchmark::State& state, double cpu_ns, uint64_t messages, uint64_t wqes) {

@@ -91,6 +91,7 @@ void Sender::on_grant(uint32_t message_id, uint64_t address, uint32_t rkey) {
   m.granted = true;
   m.remote_addr = address;
   m.rkey = rkey;
+  release_request_slot(m);
   write_queue_.push_back(m.number);
   pump();
 }
@@ -143,7 +144,10 @@ bool Sender::post_next() {
   for (const auto step : {&Sender::post_retransmit, &Sender::post_grant,
                           &Sender::post_small_or_request, &Sender::post_chunk}) {
     const Step s = (this->*step)();
-    if (s != Step::empty) return s == Step::posted;
+    // Out of staging slots, SENDs wait but WRITE chunks still go: the chunks complete the
+    // messages whose requests hold the slots (else 256 large messages outstanding deadlock).
+    if (s == Step::empty || s == Step::no_slot) continue;
+    return s == Step::posted;
   }
   return false;
 }
@@ -201,7 +205,7 @@ Sender::Step Sender::post_retransmit() {
       const uint32_t bytes = static_cast<uint32_t>(kSendHeaderSize) + length;
       if (!window_allows(bytes)) return Step::blocked;
       const auto slot = staging_.acquire();
-      if (!slot) return Step::blocked;
+      if (!slot) return Step::no_slot;
       retransmit_queue_.pop_front();
       copy_into_slot(*slot, m.buffer, uint64_t{r.unit} * config_.unit_size, length);
       InFlight& wqe = record(Kind::piece, m.number, bytes);
@@ -225,6 +229,7 @@ Sender::Step Sender::post_retransmit() {
     retransmit_queue_.pop_front();
     InFlight& wqe = record(r.kind, m.number, bytes);
     ++m.posted_wqes;
+    if (request) ++m.requests_in_nic;
     post_send_slot(wqe, *m.slot,
                    SendHeader{.type = request ? SendType::write_request : SendType::message,
                               .hint = ack_now_hint(),
@@ -242,7 +247,7 @@ Sender::Step Sender::post_grant() {
   if (grant_queue_.empty()) return Step::empty;
   if (!window_allows(kSendHeaderSize)) return Step::blocked;
   const auto slot = staging_.acquire();
-  if (!slot) return Step::blocked;
+  if (!slot) return Step::no_slot;
   const uint32_t id = grant_queue_.front();
   grant_queue_.pop_front();
   Grant& g = grants_.at(id);
@@ -266,9 +271,10 @@ Sender::Step Sender::post_small_or_request() {
   const uint32_t bytes = static_cast<uint32_t>(kSendHeaderSize + (m.large ? 0 : m.buffer.length));
   if (!window_allows(bytes)) return Step::blocked;
   const auto slot = staging_.acquire();
-  if (!slot) return Step::blocked;
+  if (!slot) return Step::no_slot;
   small_queue_.pop_front();
   m.slot = slot;
+  if (m.large) ++m.requests_in_nic;
   m.send_number = next_send_number();
   if (!m.large) copy_into_slot(*slot, m.buffer, 0, m.buffer.length);
   InFlight& wqe = record(m.large ? Kind::request : Kind::message, m.number, bytes);

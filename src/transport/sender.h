@@ -49,8 +49,10 @@ class Sender {
     Time posted;
     bool large = false;
     // The staging slot of its SEND (small: header + bytes; large: the write request), kept
-    // for retransmissions until the message finishes, and the SEND number they keep.
+    // for retransmissions until the message finishes (large: until the grant shows the request
+    // arrived and no request WQE still reads it), and the SEND number they keep.
     std::optional<uint32_t> slot;
+    uint32_t requests_in_nic = 0;  // large: request WQEs posted and not yet completed
     uint32_t send_number = 0;
     // Large.
     uint64_t write_seq = 0;
@@ -101,7 +103,9 @@ class Sender {
 
   // Posting. Each step posts at most one WQE of its queue: posted, blocked (by the window or
   // staging slots: lower queues must wait too), or empty (try the next queue).
-  enum class Step : uint8_t { posted, blocked, empty };
+  // blocked: nothing more may go now (window, WQE limit); no_slot: this step needs a staging
+  // slot and none is free, but a later step (WRITE chunks need none) may still post.
+  enum class Step : uint8_t { posted, blocked, no_slot, empty };
   void pump();
   // The application's calls (send, grants) post on the next turn of the scheduler instead of
   // at once, so a burst of sends made in one turn is posted together and only its last WQE
@@ -139,6 +143,8 @@ class Sender {
   void declare_lost(InFlight& wqe);
   void release_posted(const InFlight& wqe);
   void try_finish(OutMessage& m);
+  // Large: frees the write request's slot once the grant came and no request WQE reads it.
+  void release_request_slot(OutMessage& m);
   void try_release_grant(uint32_t id);
   void retire_front();
   Time rto() const;  // the estimator's RTO, doubled per consecutive timeout

@@ -173,7 +173,17 @@ void Sender::release_posted(const InFlight& wqe) {
   const auto it = messages_.find(wqe.key);
   if (it == messages_.end()) return;
   --it->second.posted_wqes;
+  if (wqe.kind == Kind::request) {
+    --it->second.requests_in_nic;
+    release_request_slot(it->second);
+  }
   try_finish(it->second);
+}
+
+void Sender::release_request_slot(OutMessage& m) {
+  if (!m.large || !m.granted || !m.slot || m.requests_in_nic > 0) return;
+  staging_.release(*m.slot);
+  m.slot.reset();
 }
 
 void Sender::try_finish(OutMessage& m) {

@@ -35,6 +35,23 @@ TEST(Connection, SmallAndLargeMessagesBothWays) {
   EXPECT_TRUE(pair.side(1).connection->idle());
 }
 
+// More large messages outstanding at once than the sender has staging slots (256): each
+// write request holds a slot until its grant comes, and the grants of 256 KB messages also wait
+// for arena space (16 MB), so WRITE chunks must go while requests wait for slots. This stalled
+// with 257 messages before.
+TEST(Connection, MoreLargeMessagesOutstandingThanStagingSlots) {
+  for (const uint64_t size : {uint64_t{65536}, uint64_t{262144}}) {
+    TransportPair pair(lossless());
+    for (int i = 0; i < 300; ++i) pair.send(0, size);
+    ASSERT_TRUE(pair.run_until_done(Time::ms(100))) << size;
+    EXPECT_TRUE(pair.all_delivered_once()) << size;
+    EXPECT_EQ(pair.side(0).connection->sender_stats().retransmitted_wqes, 0u) << size;
+    if (size > 65536) {
+      EXPECT_GT(pair.side(1).connection->receiver_stats().grants_deferred, 0u);
+    }
+  }
+}
+
 TEST(Connection, RejectsEmptyAndOversizedMessages) {
   TransportPair pair(lossless());
   TransportPair::Side& a = pair.side(0);
