@@ -284,7 +284,7 @@ void UdpPort::on_writable(int fd) {
   flush();
 }
 
-void UdpPort::receive(const RxSocket& socket) {
+void UdpPort::receive(RxSocket& socket) {
   const size_t batch = config_.batch;
   for (size_t i = 0; i < batch; ++i) {
     rx_iov_[i] = iovec{rx_bytes_.data() + i * (datagram_ + 1), datagram_ + 1};
@@ -312,7 +312,7 @@ void UdpPort::receive(const RxSocket& socket) {
   }
 }
 
-void UdpPort::handle_datagram(const RxSocket& socket, size_t index, size_t length) {
+void UdpPort::handle_datagram(RxSocket& socket, size_t index, size_t length) {
   ++counters_.rx_datagrams;
   counters_.rx_bytes += length;
   msghdr& h = rx_msgs_[index].msg_hdr;
@@ -346,11 +346,9 @@ void UdpPort::handle_datagram(const RxSocket& socket, size_t index, size_t lengt
     } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
       uint32_t overflow = 0;
       std::memcpy(&overflow, CMSG_DATA(c), sizeof overflow);
-      // A cumulative count per socket; with one receive socket per address, sum the deltas.
-      if (overflow > last_overflow_count_) {
-        counters_.rx_kernel_drops += overflow - last_overflow_count_;
-      }
-      last_overflow_count_ = overflow;
+      // A cumulative count per socket (wrapping at 2^32): sum each socket's own deltas.
+      counters_.rx_kernel_drops += static_cast<uint32_t>(overflow - socket.overflow_seen);
+      socket.overflow_seen = overflow;
     }
   }
   if (!have_destination) {

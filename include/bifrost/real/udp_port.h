@@ -91,6 +91,7 @@ class UdpPort final : public world::PacketPort {
   struct RxSocket {
     int fd = -1;
     world::Ipv4 address;
+    uint32_t overflow_seen = 0;  // the kernel's cumulative SO_RXQ_OVFL count, last seen
   };
 
   int source_socket(const world::Endpoint& src);
@@ -104,8 +105,8 @@ class UdpPort final : public world::PacketPort {
   void grow_ring();
   std::byte* tx_buffer(size_t ring_index) { return tx_bytes_.data() + ring_index * datagram_; }
   void on_writable(int fd);
-  void receive(const RxSocket& socket);
-  void handle_datagram(const RxSocket& socket, size_t index, size_t length);
+  void receive(RxSocket& socket);
+  void handle_datagram(RxSocket& socket, size_t index, size_t length);
 
   EventLoop& loop_;
   UdpPortConfig config_;
@@ -140,7 +141,6 @@ class UdpPort final : public world::PacketPort {
   Time last_rx_kernel_time_;
   Time rx_queueing_sum_;
   uint64_t rx_queueing_samples_ = 0;
-  uint32_t last_overflow_count_ = 0;
 };
 
 }  // namespace bifrost::real
