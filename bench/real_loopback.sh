@@ -3,7 +3,8 @@
 # speed drifts; ratios much less). 64 KiB messages, MTU 4096, one core per side (taskset).
 #  1. Loopback (127.0.0.1 -> 127.0.0.2): a raw UDP blast with GSO on send and GRO on receive in
 #     4096-byte segments (the ceiling of a UDP data path), kernel TCP, and bifrost-perf write_bw
-#     over plain RC, Bifröst UC (Swift CC, and no CC) and Bifröst RC.
+#     over plain RC, Bifröst UC (Swift CC, and no CC) and Bifröst RC, and two of them again with
+#     --gso (UDP GSO/GRO batches).
 #  2. The testbed (root only): Bifröst UC (Swift CC, and no CC), and plain RC (128 in flight)
 #     without loss and at 1% random loss; each lossy run as a ratio of its own lossless run. A run that fails (plain
 #     RC: retry_exceeded) is reported as collapsed with what it moved before failing.
@@ -60,6 +61,9 @@ perf_pair plain_rc "" "" 127.0.0.2 -p 18701
 perf_pair bifrost_uc "" "" 127.0.0.2 -p 18702 --transport bifrost-uc
 perf_pair bifrost_uc_cc_none "" "" 127.0.0.2 -p 18704 --transport bifrost-uc --cc none
 perf_pair bifrost_rc "" "" 127.0.0.2 -p 18703 --transport bifrost-rc
+# With UDP GSO/GRO batching (bifrost-to-bifrost only: see real/udp_port.h).
+perf_pair plain_rc_gso "" "" 127.0.0.2 -p 18705 --gso
+perf_pair bifrost_uc_cc_none_gso "" "" 127.0.0.2 -p 18706 --transport bifrost-uc --cc none --gso
 
 if [ "$(id -u)" -eq 0 ]; then
   echo "== testbed (veth between namespaces), 128 messages in flight, 0 and 1% random loss"

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/udp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,8 +17,26 @@
 namespace bifrost::real {
 namespace {
 
-constexpr size_t kControlBytes = 256;  // room for PKTINFO, TOS, TIMESTAMPNS and RXQ_OVFL
-constexpr size_t kTxControlBytes = CMSG_SPACE(sizeof(int));
+constexpr size_t kControlBytes = 256;  // room for PKTINFO, TOS, TIMESTAMPNS, RXQ_OVFL, GRO
+// IP_TOS (an int) and UDP_SEGMENT (a uint16_t) per message.
+constexpr size_t kTxControlBytes = 2 * CMSG_SPACE(sizeof(int));
+// GSO: Linux cuts at most 64 segments (UDP_MAX_SEGMENTS) from one send of at most 64 KiB of
+// UDP payload; GRO hands back at most 64 KiB at once.
+constexpr size_t kMaxGsoSegments = 64;
+constexpr size_t kMaxGsoBytes = 65000;
+constexpr size_t kGroBufferBytes = 65536;
+
+// Writes one control message at `control + used` (room and alignment are the caller's);
+// returns the bytes used after it.
+template <typename T>
+size_t add_cmsg(std::byte* control, size_t used, int level, int type, T value) {
+  auto* c = reinterpret_cast<cmsghdr*>(control + used);
+  c->cmsg_level = level;
+  c->cmsg_type = type;
+  c->cmsg_len = CMSG_LEN(sizeof(T));
+  std::memcpy(CMSG_DATA(c), &value, sizeof value);
+  return used + CMSG_SPACE(sizeof(T));
+}
 
 sockaddr_in to_sockaddr(const world::Endpoint& ep) {
   sockaddr_in sa{};
@@ -72,10 +91,12 @@ UdpPort::UdpPort(EventLoop& loop, UdpPortConfig config)
   if (config_.local_addresses.empty()) throw Error("udp port: give at least one local address");
   if (config_.batch == 0) throw Error("udp port: batch must be at least 1");
   const size_t batch = config_.batch;
+  rx_slot_ = config_.gso ? kGroBufferBytes : datagram_ + 1;
   tx_msgs_.resize(batch);
-  tx_iov_.resize(batch);
+  tx_msg_items_.resize(batch);
+  tx_iov_.resize(batch * (config_.gso ? kMaxGsoSegments : 1));
   tx_control_.resize(batch * kTxControlBytes);
-  rx_bytes_.resize(batch * (datagram_ + 1));
+  rx_bytes_.resize(batch * rx_slot_);
   rx_msgs_.resize(batch);
   rx_iov_.resize(batch);
   rx_names_.resize(batch);
@@ -99,6 +120,7 @@ UdpPort::UdpPort(EventLoop& loop, UdpPortConfig config)
     set_int(fd, IPPROTO_IP, IP_RECVTOS, 1, "IP_RECVTOS");
     set_int(fd, SOL_SOCKET, SO_TIMESTAMPNS, 1, "SO_TIMESTAMPNS");
     set_int(fd, SOL_SOCKET, SO_RXQ_OVFL, 1, "SO_RXQ_OVFL");
+    if (config_.gso) set_int(fd, SOL_UDP, UDP_GRO, 1, "UDP_GRO (kernels before 5.0 lack it)");
     rx_sockets_.push_back(RxSocket{fd, address});
   }
   for (size_t i = 0; i < rx_sockets_.size(); ++i) {
@@ -221,37 +243,62 @@ void UdpPort::drop_head(const std::string& why) {
   pop_head_transmitted();
 }
 
+size_t UdpPort::gso_run(size_t first, size_t available) const {
+  const size_t cap = tx_ring_.size();
+  const TxItem& a = tx_ring_[first];
+  size_t count = 1;
+  size_t bytes = a.length;
+  while (count < available && count < kMaxGsoSegments) {
+    const TxItem& b = tx_ring_[(first + count) & (cap - 1)];
+    if (b.fd != a.fd || b.tos != a.tos || b.dst.sin_addr.s_addr != a.dst.sin_addr.s_addr ||
+        b.dst.sin_port != a.dst.sin_port || b.length > a.length ||
+        bytes + b.length > kMaxGsoBytes) {
+      break;
+    }
+    ++count;
+    bytes += b.length;
+    if (b.length < a.length) break;  // only the last segment of a GSO send may be shorter
+  }
+  return count;
+}
+
 bool UdpPort::flush_run() {
   const size_t cap = tx_ring_.size();
   const int fd = tx_ring_[tx_head_].fd;
-  size_t n = 0;
-  while (n < tx_count_ && n < config_.batch) {
-    const size_t index = (tx_head_ + n) & (cap - 1);
-    TxItem& item = tx_ring_[index];
+  size_t messages = 0;
+  size_t consumed = 0;  // ring items the messages carry
+  while (messages < config_.batch && consumed < tx_count_) {
+    const size_t first = (tx_head_ + consumed) & (cap - 1);
+    TxItem& item = tx_ring_[first];
     if (item.fd != fd) break;
-    tx_iov_[n] = iovec{tx_buffer(index), item.length};
-    msghdr& h = tx_msgs_[n].msg_hdr;
+    const size_t count = config_.gso ? gso_run(first, tx_count_ - consumed) : 1;
+    iovec* iov = &tx_iov_[consumed];
+    for (size_t k = 0; k < count; ++k) {
+      const size_t index = (first + k) & (cap - 1);
+      iov[k] = iovec{tx_buffer(index), tx_ring_[index].length};
+    }
+    msghdr& h = tx_msgs_[messages].msg_hdr;
     h = msghdr{};
     h.msg_name = &item.dst;
     h.msg_namelen = sizeof item.dst;
-    h.msg_iov = &tx_iov_[n];
-    h.msg_iovlen = 1;
-    if (item.tos != 0) {
-      // Per-datagram DSCP/ECN; the socket default is 0.
-      std::byte* control = tx_control_.data() + n * kTxControlBytes;
-      std::memset(control, 0, kTxControlBytes);
-      h.msg_control = control;
-      h.msg_controllen = kTxControlBytes;
-      cmsghdr* c = CMSG_FIRSTHDR(&h);
-      c->cmsg_level = IPPROTO_IP;
-      c->cmsg_type = IP_TOS;
-      c->cmsg_len = CMSG_LEN(sizeof(int));
-      const int tos = item.tos;
-      std::memcpy(CMSG_DATA(c), &tos, sizeof tos);
+    h.msg_iov = iov;
+    h.msg_iovlen = count;
+    std::byte* control = tx_control_.data() + messages * kTxControlBytes;
+    std::memset(control, 0, kTxControlBytes);
+    h.msg_control = control;
+    size_t used = 0;
+    // Per-datagram DSCP/ECN (the socket default is 0), and the segment size of a GSO send.
+    if (item.tos != 0) used = add_cmsg(control, used, IPPROTO_IP, IP_TOS, int{item.tos});
+    if (count > 1) {
+      used = add_cmsg(control, used, SOL_UDP, UDP_SEGMENT, static_cast<uint16_t>(item.length));
     }
-    ++n;
+    h.msg_controllen = used;
+    if (used == 0) h.msg_control = nullptr;
+    tx_msg_items_[messages] = count;
+    consumed += count;
+    ++messages;
   }
-  const int sent = ::sendmmsg(fd, tx_msgs_.data(), static_cast<unsigned>(n), MSG_DONTWAIT);
+  const int sent = ::sendmmsg(fd, tx_msgs_.data(), static_cast<unsigned>(messages), MSG_DONTWAIT);
   if (sent < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
       // The socket's send buffer is full: wait for room instead of spinning.
@@ -262,6 +309,14 @@ bool UdpPort::flush_run() {
       return false;
     }
     const int error = errno;
+    if (tx_msg_items_[0] > 1 && (error == EINVAL || error == EIO || error == EOPNOTSUPP)) {
+      // The path cannot segment (no GSO on the device, or a segment above its MTU): send
+      // datagram by datagram from now on instead of losing them.
+      config_.gso = false;
+      last_tx_error_ =
+          fmt::format("UDP GSO refused ({}): sending without it", std::strerror(error));
+      return true;
+    }
     const TxItem& item = tx_ring_[tx_head_];
     drop_head(fmt::format("sendmmsg to {}:{} refused a {}-byte datagram: {}",
                           inet_ntoa(item.dst.sin_addr), ntohs(item.dst.sin_port), item.length,
@@ -269,10 +324,14 @@ bool UdpPort::flush_run() {
     return true;
   }
   ++counters_.tx_calls;
-  for (int i = 0; i < sent; ++i) {
-    ++counters_.tx_datagrams;
-    counters_.tx_bytes += tx_ring_[tx_head_].length;
-    pop_head_transmitted();
+  for (int m = 0; m < sent; ++m) {
+    const size_t items = tx_msg_items_[static_cast<size_t>(m)];
+    if (items > 1) ++counters_.tx_gso_sends;
+    for (size_t k = 0; k < items; ++k) {
+      ++counters_.tx_datagrams;
+      counters_.tx_bytes += tx_ring_[tx_head_].length;
+      pop_head_transmitted();
+    }
   }
   return true;
 }
@@ -287,7 +346,7 @@ void UdpPort::on_writable(int fd) {
 void UdpPort::receive(RxSocket& socket) {
   const size_t batch = config_.batch;
   for (size_t i = 0; i < batch; ++i) {
-    rx_iov_[i] = iovec{rx_bytes_.data() + i * (datagram_ + 1), datagram_ + 1};
+    rx_iov_[i] = iovec{rx_bytes_.data() + i * rx_slot_, rx_slot_};
     msghdr& h = rx_msgs_[i].msg_hdr;
     h = msghdr{};
     h.msg_name = &rx_names_[i];
@@ -308,40 +367,41 @@ void UdpPort::receive(RxSocket& socket) {
     realtime_offset_taken_ = now;
   }
   for (int i = 0; i < n; ++i) {
-    handle_datagram(socket, static_cast<size_t>(i), rx_msgs_[static_cast<size_t>(i)].msg_len);
+    handle_buffer(socket, static_cast<size_t>(i), rx_msgs_[static_cast<size_t>(i)].msg_len);
   }
 }
 
-void UdpPort::handle_datagram(RxSocket& socket, size_t index, size_t length) {
-  ++counters_.rx_datagrams;
-  counters_.rx_bytes += length;
+void UdpPort::handle_buffer(RxSocket& socket, size_t index, size_t length) {
   msghdr& h = rx_msgs_[index].msg_hdr;
-  if ((h.msg_flags & MSG_TRUNC) != 0 || length > datagram_) {
+  const std::byte* base = rx_bytes_.data() + index * rx_slot_;
+  if ((h.msg_flags & MSG_TRUNC) != 0 || length >= rx_slot_) {
+    ++counters_.rx_datagrams;
+    counters_.rx_bytes += length;
     ++counters_.rx_truncated;
     return;
   }
   bool have_destination = false;
-  world::Ipv4 destination = socket.address;
-  uint8_t tos = 0;
-  Time arrival;
+  RxMeta meta;
+  meta.destination = socket.address;
+  int gro_segment = 0;
   for (cmsghdr* c = CMSG_FIRSTHDR(&h); c != nullptr; c = CMSG_NXTHDR(&h, c)) {
     if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
       in_pktinfo info{};
       std::memcpy(&info, CMSG_DATA(c), sizeof info);
-      destination = world::Ipv4{ntohl(info.ipi_addr.s_addr)};
+      meta.destination = world::Ipv4{ntohl(info.ipi_addr.s_addr)};
       have_destination = true;
     } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
-      std::memcpy(&tos, CMSG_DATA(c), 1);
+      std::memcpy(&meta.tos, CMSG_DATA(c), 1);
     } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
       timespec ts{};
       std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
       // Clamped to now: the sampled clock offset may be off by a little, and a completion
       // must never be stamped after the loop's present.
       const Time now = monotonic_now();
-      arrival = std::min(
+      meta.arrival = std::min(
           now, Time::ns(int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec - realtime_offset_ns_));
-      last_rx_kernel_time_ = arrival;
-      rx_queueing_sum_ += now - arrival;
+      last_rx_kernel_time_ = meta.arrival;
+      rx_queueing_sum_ += now - meta.arrival;
       ++rx_queueing_samples_;
     } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
       uint32_t overflow = 0;
@@ -349,20 +409,43 @@ void UdpPort::handle_datagram(RxSocket& socket, size_t index, size_t length) {
       // A cumulative count per socket (wrapping at 2^32): sum each socket's own deltas.
       counters_.rx_kernel_drops += static_cast<uint32_t>(overflow - socket.overflow_seen);
       socket.overflow_seen = overflow;
+    } else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+      std::memcpy(&gro_segment, CMSG_DATA(c), sizeof gro_segment);
     }
   }
   if (!have_destination) {
+    ++counters_.rx_datagrams;
     ++counters_.rx_no_destination;
     return;
   }
   const sockaddr_in& from = rx_names_[index];
-  const std::span<const std::byte> datagram(rx_bytes_.data() + index * (datagram_ + 1), length);
-  const wire::IpUdpInfo ip{.src_ip = ntohl(from.sin_addr.s_addr),
-                           .dst_ip = destination.value,
-                           .src_port = ntohs(from.sin_port),
+  meta.source = world::Ipv4{ntohl(from.sin_addr.s_addr)};
+  meta.source_port = ntohs(from.sin_port);
+  if (gro_segment <= 0 || length <= static_cast<size_t>(gro_segment)) {
+    handle_datagram(meta, {base, length});
+    return;
+  }
+  // GRO: datagrams of gro_segment bytes back to back, the last one possibly shorter.
+  ++counters_.rx_gro_batches;
+  const auto segment = static_cast<size_t>(gro_segment);
+  for (size_t offset = 0; offset < length; offset += segment) {
+    handle_datagram(meta, {base + offset, std::min(segment, length - offset)});
+  }
+}
+
+void UdpPort::handle_datagram(const RxMeta& meta, std::span<const std::byte> datagram) {
+  ++counters_.rx_datagrams;
+  counters_.rx_bytes += datagram.size();
+  if (datagram.size() > datagram_) {
+    ++counters_.rx_truncated;
+    return;
+  }
+  const wire::IpUdpInfo ip{.src_ip = meta.source.value,
+                           .dst_ip = meta.destination.value,
+                           .src_port = meta.source_port,
                            .dst_port = config_.listen_port,
-                           .dscp = static_cast<uint8_t>(tos >> 2),
-                           .ecn = static_cast<uint8_t>(tos & 3),
+                           .dscp = static_cast<uint8_t>(meta.tos >> 2),
+                           .ecn = static_cast<uint8_t>(meta.tos & 3),
                            .ttl = 64,
                            .ip_id = 0};
   const auto view = wire::decode_udp_payload(datagram);
@@ -375,11 +458,11 @@ void UdpPort::handle_datagram(RxSocket& socket, size_t index, size_t length) {
     return;
   }
   world::PacketPtr packet = world::make_packet();
-  packet->src = world::Endpoint{world::Ipv4{ip.src_ip}, ip.src_port};
-  packet->dst = world::Endpoint{destination, config_.listen_port};
+  packet->src = world::Endpoint{meta.source, meta.source_port};
+  packet->dst = world::Endpoint{meta.destination, config_.listen_port};
   packet->dscp = ip.dscp;
   packet->ecn = ip.ecn;
-  packet->arrival = arrival;
+  packet->arrival = meta.arrival;
   packet->roce = view.value.headers;
   packet->payload.length = static_cast<uint32_t>(view.value.payload.size());
   packet->payload.bytes.assign(view.value.payload.begin(), view.value.payload.end());

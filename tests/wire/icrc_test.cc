@@ -45,6 +45,25 @@ TEST(WireIcrc, TableDrivenMatchesBitwiseAtEveryLengthAndSplit) {
   }
 }
 
+// Lengths from 64 bytes on take the carry-less-multiplication path where the CPU has it:
+// every length up to 600 (each lane count, each tail), jumbo lengths, and unaligned starts.
+TEST(WireIcrc, FoldingPathMatchesBitwiseAtEveryLengthAndAlignment) {
+  const auto data = test::pattern(70000, 11);
+  const auto all = std::span<const std::byte>(data);
+  for (std::size_t n = 0; n <= 600; ++n) {
+    ASSERT_EQ(crc32_ieee(all.subspan(3, n)), reference_crc32(all.subspan(3, n))) << n;
+  }
+  for (const std::size_t n : {4096, 4096 + 13, 4138, 9000, 65536}) {
+    for (const std::size_t offset : {0, 1, 7, 15}) {
+      const auto part = all.subspan(offset, n);
+      ASSERT_EQ(crc32_ieee(part), reference_crc32(part)) << n << " at " << offset;
+      EXPECT_EQ(crc32_ieee(part.subspan(n / 2), crc32_ieee(part.first(n / 2))),
+                reference_crc32(part))
+          << n << " split in half at " << offset;
+    }
+  }
+}
+
 TEST(WireIcrc, WireOrderIsLeastSignificantByteFirst) {
   std::array<std::byte, 4> out{};
   store_icrc(0x2A00FD82, out);

@@ -187,6 +187,9 @@ int main(int argc, char** argv) {
   app.add_option("--cc", o.cc, "Bifröst: software congestion control, swift | none")
       ->capture_default_str();
   app.add_flag("--busy_poll", o.busy_poll, "spin instead of sleeping (always on for _lat)");
+  app.add_flag("--gso", o.gso,
+               "send runs of datagrams with UDP GSO and receive with GRO (faster; the segments' "
+               "IP ids differ from what the ICRC assumes, so only a bifrost peer accepts them)");
   CLI11_PARSE(app, argc, argv);
   o.connection_given = app.count("-c") > 0;
   try {

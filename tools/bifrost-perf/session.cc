@@ -69,7 +69,8 @@ Session::Session(const Options& options)
           real::EventLoopConfig{.busy_poll = options.busy_poll || options.is_latency()})) {
   const world::Ipv4 local =
       options_.bind.empty() ? channel_.local_ip() : world::parse_ipv4(options_.bind);
-  port_ = std::make_unique<real::UdpPort>(*loop_, real::UdpPortConfig{.local_addresses = {local}});
+  port_ = std::make_unique<real::UdpPort>(
+      *loop_, real::UdpPortConfig{.local_addresses = {local}, .gso = options.gso});
 
   rnic::DeviceConfig dc;
   dc.name = options_.is_client() ? "perf-client" : "perf-server";
