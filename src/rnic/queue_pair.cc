@@ -164,6 +164,9 @@ QueuePair::QueuePair(uint32_t qp_num, QpType type, ProtectionDomain pd, Completi
       recv_cq_(&recv_cq),
       limits_(limits),
       nic_(nic) {
+  // A UD QP has no path MTU attribute: like ibverbs (the port's active MTU), it sends messages
+  // up to the device's MTU.
+  if (type_ == QpType::ud) attr_.path_mtu = limits_.max_mtu;
   if (nic_ != nullptr) {
     requester_ = std::make_unique<Requester>(*this, *nic_);
     responder_ = std::make_unique<Responder>(*this, *nic_);

@@ -63,11 +63,17 @@ void validate(const Options& o) {
     throw Error("unknown --transport '{}': use rc, bifrost-uc or bifrost-rc", o.transport);
   }
   if (o.uses_bifrost()) validate_bifrost(o);
-  if (o.connection == "UD") {
-    throw Error("-c UD is not supported by bifrost-perf yet: use RC or UC");
+  if (o.connection != "RC" && o.connection != "UC" && o.connection != "UD") {
+    throw Error("unknown connection type '{}': use RC, UC or UD", o.connection);
   }
-  if (o.connection != "RC" && o.connection != "UC") {
-    throw Error("unknown connection type '{}': use RC or UC", o.connection);
+  if (o.connection == "UD" && !o.uses_bifrost()) {
+    // UD carries single-packet SENDs only, as in perftest.
+    if (o.op() != Op::send)
+      throw Error("{} needs RC or UC: UD has SEND only (send_bw, send_lat)", o.test);
+    if (o.max_size() > o.mtu) {
+      throw Error("-s {} does not fit one UD packet: a UD message is at most the MTU ({})",
+                  o.max_size(), o.mtu);
+    }
   }
   if (o.connection == "UC" && o.op() == Op::read) {
     throw Error("{} needs RC: UC has no RDMA READ", o.test);

@@ -56,6 +56,7 @@ struct Options {
   uint32_t min_size() const { return uses_bifrost() ? 8 : 2; }
   uint32_t max_size() const {
     if (!all_sizes) return size;
+    if (connection == "UD" && !uses_bifrost()) return mtu;  // one packet per UD message
     if (!uses_bifrost()) return 1u << 23;
     return op() == Op::send ? (1u << 16) : (1u << 22);
   }

@@ -45,7 +45,8 @@ class VerbsRunner : public Runner {
  protected:
   virtual void on_completion(const WorkCompletion& wc) = 0;
 
-  void post(size_t qp, const rnic::SendWr& wr) {
+  void post(size_t qp, rnic::SendWr wr) {
+    if (s_.ud()) wr.ud = s_.ud_destination(qp);
     try {
       s_.qp(qp).post_send(wr);
     } catch (const Error& e) {
@@ -53,8 +54,8 @@ class VerbsRunner : public Runner {
     }
   }
   void post_recv(size_t qp, uint64_t slot) {
-    const rnic::RecvWr wr{wr_id(qp, slot),
-                          rnic::Sge{s_.slot_va(qp, slot), o_.max_size(), s_.lkey()}};
+    const rnic::RecvWr wr{wr_id(qp, slot), rnic::Sge{s_.slot_va(qp, slot),
+                                                     o_.max_size() + s_.recv_offset(), s_.lkey()}};
     s_.qp(qp).post_recv(wr);
   }
 
@@ -168,26 +169,35 @@ class Responder final : public VerbsRunner {
     if (wc.opcode != WcOpcode::recv && wc.opcode != WcOpcode::recv_rdma_with_imm) return;
     const size_t qp = qp_of(wc.wr_id);
     const uint64_t slot = index_of(wc.wr_id);
+    // UD: a SEND of the previous size of -a may arrive after that round ended (nothing waits
+    // for UD messages): its length gives it away; the receive is simply posted again.
+    if (s_.ud() && wc.byte_len != s_.recv_offset() + size_) {
+      ++stale_;
+      pending_.push_back({qp, slot, 0, wc.opcode, true});
+      schedule_post();
+      return;
+    }
     ++received_;
     if (o_.verify && wc.imm) {
       const uint64_t k = *wc.imm;
       // WRITE_WITH_IMM lands in the sender's slot k; SEND lands in the receive's slot.
-      const uint64_t where = wc.opcode == WcOpcode::recv_rdma_with_imm ? k : slot;
-      check(message_seed(qp, k), s_.slot_bytes(qp, where, size_),
-            wc.opcode == WcOpcode::recv ? "SEND" : "WRITE", k);
+      const auto bytes = wc.opcode == WcOpcode::recv_rdma_with_imm ? s_.slot_bytes(qp, k, size_)
+                                                                   : s_.recv_bytes(qp, slot, size_);
+      check(message_seed(qp, k), bytes, wc.opcode == WcOpcode::recv ? "SEND" : "WRITE", k);
     }
-    pending_.push_back({qp, slot, wc.imm.value_or(0), wc.opcode});
+    pending_.push_back({qp, slot, wc.imm.value_or(0), wc.opcode, false});
     schedule_post();
   }
   void post_more() override {
     for (const Pending& p : pending_) {
       post_recv(p.qp, p.slot);
-      if (!o_.is_latency()) continue;
+      if (!o_.is_latency() || p.stale) continue;
       // Echo: the same operation back, from where the message landed.
-      const uint64_t from = p.opcode == WcOpcode::recv_rdma_with_imm ? p.imm : p.slot;
+      const uint64_t from = p.opcode == WcOpcode::recv_rdma_with_imm ? s_.slot_va(p.qp, p.imm)
+                                                                     : s_.recv_va(p.qp, p.slot);
       rnic::SendWr wr;
       wr.wr_id = wr_id(p.qp, p.imm);
-      wr.sge = rnic::Sge{s_.slot_va(p.qp, from), size_, s_.lkey()};
+      wr.sge = rnic::Sge{from, size_, s_.lkey()};
       wr.opcode = o_.op() == Op::write ? WrOpcode::rdma_write_with_imm
                                        : (o_.verify ? WrOpcode::send_with_imm : WrOpcode::send);
       wr.remote_addr = s_.peer_slot_va(p.qp, p.imm);
@@ -205,9 +215,11 @@ class Responder final : public VerbsRunner {
     uint64_t slot;
     uint32_t imm;
     WcOpcode opcode;
+    bool stale;  // only to be posted again
   };
   std::vector<Pending> pending_;
   uint64_t received_ = 0;
+  uint64_t stale_ = 0;
 };
 
 // Client of write_lat / send_lat: one message at a time on QP 0, timed until the echo lands.
@@ -253,8 +265,9 @@ class LatClient final : public VerbsRunner {
     const uint64_t k = next_ - 1;
     const uint64_t slot = index_of(wc.wr_id);
     if (o_.verify) {
-      const uint64_t where = wc.opcode == WcOpcode::recv_rdma_with_imm ? k : slot;
-      check(message_seed(0, k), s_.slot_bytes(0, where, size_), "echo", k);
+      const auto bytes = wc.opcode == WcOpcode::recv_rdma_with_imm ? s_.slot_bytes(0, k, size_)
+                                                                   : s_.recv_bytes(0, slot, size_);
+      check(message_seed(0, k), bytes, "echo", k);
     }
     reposts_.push_back(slot);
     in_flight_ = false;

@@ -82,7 +82,7 @@ Session::Session(const Options& options)
   device_ = std::make_unique<rnic::Device>(*loop_, dc);
   device_->attach(*port_);
 
-  slot_bytes_ = (options_.max_size() + 63) & ~uint64_t{63};
+  slot_bytes_ = (options_.max_size() + recv_offset() + 63) & ~uint64_t{63};
   slots_ = static_cast<uint32_t>(
       std::clamp<uint64_t>(kMaxBufferPerQp / slot_bytes_, 1, options_.tx_depth));
   const uint64_t length = slot_bytes_ * slots_ * options_.qps;
@@ -107,7 +107,9 @@ Session::Session(const Options& options)
     return;
   }
   cq_ = &device_->create_cq(1 << 20);
-  const rnic::QpType type = options_.connection == "UC" ? rnic::QpType::uc : rnic::QpType::rc;
+  const rnic::QpType type = ud()                          ? rnic::QpType::ud
+                            : options_.connection == "UC" ? rnic::QpType::uc
+                                                          : rnic::QpType::rc;
   RandomStream rng(dc.seed, "psn");
   mine_.ip = local;
   mine_.mtu = options_.mtu;
@@ -130,6 +132,7 @@ Session::Session(const Options& options)
     c.timeout = options_.qp_timeout;
     c.retry_cnt = 7;
     c.rnr_retry = 7;
+    c.qkey = kUdQkey;
     rnic::connect_qp(*qps_[i], c);
   }
 }

@@ -13,6 +13,7 @@
 #include "bifrost/real/udp_port.h"
 #include "bifrost/rnic/device.h"
 #include "bifrost/rnic/host_memory.h"
+#include "bifrost/rnic/responder.h"
 #include "bifrost/transport/endpoint.h"
 #include "options.h"
 
@@ -56,6 +57,20 @@ class Session {
   std::span<std::byte> slot_bytes(size_t qp, uint64_t slot, uint32_t length) {
     return memory_->bytes().subspan(slot_va(qp, slot) - kBufferBase, length);
   }
+
+  // -c UD: every receive buffer starts with the 40-byte GRH room (as in ibverbs), so a SEND's
+  // bytes land recv_offset() into its slot; every SEND names its destination.
+  bool ud() const { return options_.connection == "UD" && !options_.uses_bifrost(); }
+  uint32_t recv_offset() const { return ud() ? rnic::kGrhBytes : 0; }
+  // Where a received SEND's bytes are in the slot it landed in.
+  uint64_t recv_va(size_t qp, uint64_t slot) const { return slot_va(qp, slot) + recv_offset(); }
+  std::span<std::byte> recv_bytes(size_t qp, uint64_t slot, uint32_t length) {
+    return memory_->bytes().subspan(recv_va(qp, slot) - kBufferBase, length);
+  }
+  rnic::UdDestination ud_destination(size_t qp) const {
+    return rnic::UdDestination{peer_.ip, peer_.qps[qp].qpn, kUdQkey};
+  }
+  static constexpr uint32_t kUdQkey = 0x1B1F'0001;
 
  private:
   // Connections, offers exchanged over the bootstrap, connected.
