@@ -87,6 +87,9 @@ void validate(const Options& o) {
   if (o.is_latency() && o.duration > 0) throw Error("latency tests count iterations: use -n");
   if (o.tx_depth == 0) throw Error("-t must be at least 1");
   if (o.timeout <= 0) throw Error("--timeout must be positive");
+  if (o.ack_every == 0 || o.ack_every > 32) {
+    throw Error("--ack_every {} is invalid: a software ACK carries 1 to 32 WQEs", o.ack_every);
+  }
   if (o.base_rtt_us <= 0 || o.min_rto_us <= 0 || o.line_rate_gbps <= 0) {
     throw Error("--base_rtt, --min_rto and --line_rate must be positive");
   }
@@ -189,6 +192,9 @@ int main(int argc, char** argv) {
   app.add_option("--min_rto", o.min_rto_us, "Bifröst: minimum retransmission timeout, microseconds")
       ->capture_default_str();
   app.add_option("--line_rate", o.line_rate_gbps, "Bifröst: line rate in Gb/s (the BDP's)")
+      ->capture_default_str();
+  app.add_option("--ack_every", o.ack_every,
+                 "Bifröst: WQEs a software ACK coalesces (1: one ACK per WQE)")
       ->capture_default_str();
   app.add_option("--cc", o.cc, "Bifröst: software congestion control, swift | none")
       ->capture_default_str();

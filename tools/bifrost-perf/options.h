@@ -38,6 +38,7 @@ struct Options {
   double min_rto_us = 5000;
   double line_rate_gbps = 100;
   std::string cc = "swift";
+  uint32_t ack_every = 32;  // software ACK coalescing: WQEs per ACK (1: an ACK per WQE)
 
   bool is_client() const { return !server.empty(); }
   bool is_latency() const { return test.ends_with("_lat"); }

@@ -31,7 +31,8 @@ nlohmann::json settings_of(const Options& o) {
           {"base_rtt_us", o.base_rtt_us},
           {"min_rto_us", o.min_rto_us},
           {"line_rate_gbps", o.line_rate_gbps},
-          {"cc", o.cc}};
+          {"cc", o.cc},
+          {"ack_every", o.ack_every}};
 }
 
 transport::TransportConfig transport_config(const Options& o) {
@@ -43,6 +44,7 @@ transport::TransportConfig transport_config(const Options& o) {
   c.min_rto = Time::from_seconds(o.min_rto_us / 1e6);
   c.line_rate_bps = static_cast<uint64_t>(o.line_rate_gbps * 1e9);
   c.cc = o.cc;
+  c.ack_every_wqes = o.ack_every;
   // The soft NIC answers slower than a hardware one: the RC ACK timeout is bifrost-perf's.
   c.rc_timeout = o.qp_timeout;
   // send_bw: every message one SEND (the small-message path), however large.
