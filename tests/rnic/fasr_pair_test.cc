@@ -50,6 +50,7 @@ struct Script {
 struct Result {
   DataPathCounters a;
   DataPathCounters b;
+  recovery::FasrPoolUsage pool;  // the receiver's
 };
 
 // One 64-packet WRITE under `script`; checks delivery and the pool, returns the counters.
@@ -81,7 +82,8 @@ Result write_with(Script& script, uint32_t length = 64 * 1024) {
   EXPECT_TRUE(script.data_psns.empty()) << "a scripted drop never happened";
   EXPECT_EQ(pool_of(pair.b()).usage().units_in_use, 0u);
   EXPECT_EQ(pool_of(pair.b()).usage().blocks_in_use, 0u);
-  return {pair.a().device->data_path_counters(), pair.b().device->data_path_counters()};
+  return {pair.a().device->data_path_counters(), pair.b().device->data_path_counters(),
+          pool_of(pair.b()).usage()};
 }
 
 TEST(FasrPair, SingleLossIsRepairedOnceWithoutATimeout) {
@@ -91,6 +93,11 @@ TEST(FasrPair, SingleLossIsRepairedOnceWithoutATimeout) {
   EXPECT_EQ(r.a.timeouts, 0u);
   EXPECT_GT(r.b.sacks_sent, 0u);
   EXPECT_EQ(r.b.fnacks_sent, 0u);
+  // One episode, on the fast path: the packets after PSN 10 are recorded on it.
+  EXPECT_EQ(r.pool.fast_recoveries, 1u);
+  EXPECT_EQ(r.pool.slow_recoveries, 0u);
+  EXPECT_GT(r.pool.fast_path_packets, 0u);
+  EXPECT_EQ(r.pool.slow_path_packets, 0u);
 }
 
 TEST(FasrPair, BurstIsRepairedOnTheSlowPath) {
@@ -98,6 +105,9 @@ TEST(FasrPair, BurstIsRepairedOnTheSlowPath) {
   const Result r = write_with(s);
   EXPECT_EQ(r.a.tx_retransmitted, 4u);
   EXPECT_EQ(r.a.timeouts, 0u);
+  EXPECT_EQ(r.pool.fast_recoveries, 0u);
+  EXPECT_EQ(r.pool.slow_recoveries, 1u);
+  EXPECT_GT(r.pool.slow_path_packets, 0u);
 }
 
 TEST(FasrPair, LostRetransmissionOnTheSlowPathIsFnackedNotTimedOut) {

@@ -195,6 +195,57 @@ TEST(FasrReceiver, DestroyingAQpInRecoveryReturnsItsUnit) {
   EXPECT_EQ(shared->usage().blocks_in_use, 0u);
 }
 
+// The pool's path statistics (Fig. 9(b)): episodes by path and out-of-order packets by path,
+// summed over every QP that shares the pool.
+TEST(FasrReceiver, PoolCountsRecoveriesAndPacketsByPath) {
+  auto shared = pool();
+  Receiver r(shared);
+  const FasrPoolUsage& u = shared->usage();
+  // A single loss: 5 lost, 6..9 arrive on the fast path, the resend of 5 ends the episode.
+  for (uint32_t p = 0; p < 5; ++p) r.arrive(p);
+  for (uint32_t p = 6; p < 10; ++p) r.arrive(p);
+  EXPECT_EQ(u.fast_recoveries, 0u);  // counted when the episode ends
+  EXPECT_EQ(u.fast_path_packets, 4u);
+  r.arrive(5);
+  EXPECT_EQ(u.fast_recoveries, 1u);
+  EXPECT_EQ(u.slow_recoveries, 0u);
+  EXPECT_EQ(u.fast_path_packets, 4u);
+  EXPECT_EQ(u.slow_path_packets, 0u);
+  // A burst: 10..12 lost, 13..18 arrive on the slow path. The episode returns to the fast path
+  // for its last hole and still counts as slow.
+  for (uint32_t p = 13; p < 19; ++p) r.arrive(p);
+  EXPECT_EQ(u.slow_path_packets, 6u);
+  r.arrive(10);
+  r.arrive(11);
+  ASSERT_EQ(r.rx.path(), Path::fast);
+  r.arrive(12);
+  EXPECT_EQ(r.expected, 19u);
+  EXPECT_EQ(u.fast_recoveries, 1u);
+  EXPECT_EQ(u.slow_recoveries, 1u);
+  EXPECT_EQ(u.fast_path_packets, 4u);
+  EXPECT_EQ(u.slow_path_packets, 6u);
+  // Fast, then a second hole: 19 lost, 20..22 fast; 23 lost, 24 opens the slow path.
+  for (uint32_t p : {20u, 21u, 22u, 24u}) r.arrive(p);
+  EXPECT_EQ(u.fast_path_packets, 7u);
+  EXPECT_EQ(u.slow_path_packets, 7u);
+  r.arrive(19);
+  r.arrive(23);
+  EXPECT_EQ(r.expected, 25u);
+  EXPECT_EQ(u.fast_recoveries, 1u);
+  EXPECT_EQ(u.slow_recoveries, 2u);
+  // The per-QP counters agree, and a second QP on the same pool adds to the NIC-wide ones.
+  EXPECT_EQ(r.rx.fast_recoveries(), 1u);
+  EXPECT_EQ(r.rx.slow_recoveries(), 2u);
+  Receiver other(shared);
+  other.arrive(0);
+  other.arrive(2);
+  other.arrive(1);
+  EXPECT_EQ(other.rx.fast_recoveries(), 1u);
+  EXPECT_EQ(u.fast_recoveries, 2u);
+  EXPECT_EQ(u.fast_path_packets, 8u);
+  EXPECT_EQ(u.units_in_use, 0u);
+}
+
 TEST(FasrReceiver, WorksAcrossThePsnWrap) {
   Receiver r(pool(), 0xFFFFFE);
   r.arrive(0xFFFFFE);

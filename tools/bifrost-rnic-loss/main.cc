@@ -12,6 +12,12 @@
 //
 // The wire's one-way delay is chosen so that the base RTT (an MTU-sized data frame serialized,
 // carried, and its ACK serialized and carried back) equals --rtt-us.
+//
+// --burst-len L > 1 replaces the independent loss by a Gilbert model per direction (bursts of L
+// line-rate packet slots on average, see BurstLoss; the long-run loss rate stays --loss).
+// --qp-rate-gbps paces the QP below the line rate, as its fair share among N QPs on the link would.
+// With --engine fasr the receiver's path statistics (recovery episodes and out-of-order packets on
+// FaSR's fast and slow paths) are reported.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -21,13 +27,16 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "bifrost/core/error.h"
+#include "bifrost/core/rng.h"
 #include "bifrost/rnic/recovery/engine.h"
+#include "bifrost/rnic/recovery/fasr.h"
 #include "bifrost/rnic/segmenter.h"
 #include "bifrost/rnic/work_request.h"
 #include "bifrost/sim/nic_pair.h"
@@ -49,6 +58,8 @@ struct Options {
   double warmup_us = 100;
   uint32_t outstanding = 64;
   std::string opcode = "write";
+  double burst_len = 1;     // mean loss burst, line-rate packet slots; 1 = independent loss
+  double qp_rate_gbps = 0;  // per-QP pacing; 0 = line rate
   // GBN. The QP timeout attribute is set on every QP, but only GBN uses it (IRN and SRNIC have
   // their own RTO_low/RTO_high). 8 is NicPairConfig's default: 4.096 us * 2^8 = 1.05 ms.
   int gbn_timeout = 8;
@@ -77,7 +88,10 @@ struct Result {
   double goodput_gbps = 0;
   double goodput_fraction = 0;  // of the line rate
   double ceiling_fraction = 0;  // loss-free payload / wire bytes of this engine's packets
-  uint64_t messages = 0;        // completed after the warm-up
+  // Data packets the QP sends in one base RTT at its rate (the line rate, or --qp-rate-gbps),
+  // counting the average wire size of this engine's packets.
+  double packets_per_rtt = 0;
+  uint64_t messages = 0;  // completed after the warm-up
   uint64_t bytes = 0;
   uint64_t verified = 0;
   uint64_t verify_failures = 0;
@@ -99,6 +113,13 @@ struct Result {
   uint64_t rx_out_of_order = 0;
   uint64_t pipeline_drops = 0;
   uint64_t pipeline_stalls = 0;
+  // FaSR's receiver (the pool's path statistics; zero for the other engines).
+  uint64_t fast_recoveries = 0;
+  uint64_t slow_recoveries = 0;
+  uint64_t fast_path_packets = 0;
+  uint64_t slow_path_packets = 0;
+  uint64_t pool_fallbacks = 0;
+  uint32_t pool_peak_blocks = 0;
   uint64_t events = 0;
   double simulated_us = 0;
   double wall_seconds = 0;
@@ -148,6 +169,12 @@ double ceiling_fraction(const Options& o, bool selective) {
   return static_cast<double>(o.message_bytes) / static_cast<double>(wire_bytes);
 }
 
+// Serialization of one MTU data frame at the line rate.
+Time slot_time(const Options& o) {
+  const auto data = wire::ethernet_frame_size(wire::Opcode::kRcWriteMiddle, o.mtu);
+  return serialization_time(Bytes(data), gigabits(o.rate_gbps));
+}
+
 // One-way delay such that an MTU data frame plus its ACK make one base RTT.
 Time one_way_delay(const Options& o) {
   const Rate rate = gigabits(o.rate_gbps);
@@ -162,12 +189,58 @@ Time one_way_delay(const Options& o) {
   return (rtt - serial) / 2;
 }
 
+// Gilbert's two-state loss model, one per direction, stepped once per line-rate slot (the
+// serialization of one MTU data frame): in the bad state every packet is lost, the state stays
+// bad with probability 1 - r per slot (r = 1/L: bursts of L slots on average) and turns bad
+// with probability q = p r / (1 - p) from the good state, so the long-run loss rate is p. The
+// chain steps through idle slots too, so a burst is a stretch of time (a congested queue), not a
+// run of this QP's packets: a paced or stalled sender does not carry a burst across its gaps.
+class BurstLoss {
+ public:
+  BurstLoss(const sim::EventKernel& kernel, Time slot, double loss, double burst_len, uint64_t seed,
+            int side)
+      : kernel_(kernel),
+        slot_ps_(static_cast<double>(slot.picoseconds())),
+        loss_(loss),
+        lambda_(1 - 1 / burst_len - loss / (burst_len * (1 - loss))),
+        random_(seed, side == 0 ? "burst-loss-data" : "burst-loss-ack") {}
+  bool drop() {
+    const Time now = kernel_.now();
+    const double slots =
+        std::max(1.0, std::round(static_cast<double>((now - last_).picoseconds()) / slot_ps_));
+    last_ = now;
+    // n steps of the chain: P(bad) = p + (1{bad} - p) lambda^n.
+    const double decay = std::pow(lambda_, slots);
+    bad_ = random_.bernoulli(loss_ + ((bad_ ? 1 : 0) - loss_) * decay);
+    return bad_;
+  }
+
+ private:
+  const sim::EventKernel& kernel_;
+  double slot_ps_;
+  double loss_;
+  double lambda_;  // 1 - q - r: how much of the state survives one step
+  RandomStream random_;
+  Time last_ = Time::zero();
+  bool bad_ = false;
+};
+
 class Runner {
  public:
   Runner(const Options& o, EngineKind engine, double loss)
       : o_(o), engine_(engine), loss_(loss), pair_(config()) {
     slots_ = (kBufferBytes / 2) / o.message_bytes;
     pair_.a().memory->fill(kSrcBase, slots_ * o.message_bytes, 1);
+    if (o.burst_len > 1 && loss > 0) {
+      for (int side = 0; side < 2; ++side) {
+        BurstLoss* b =
+            &bursts_.emplace_back(pair_.kernel(), slot_time(o), loss, o.burst_len, o.seed, side);
+        pair_.wire().set_drop_filter(side, [b](const world::Packet&) { return b->drop(); });
+      }
+    }
+    if (o.qp_rate_gbps > 0) {
+      pair_.a().device->set_rate_limit(*pair_.a().qp, gigabits(o.qp_rate_gbps));
+    }
   }
 
   Result run(const std::function<void(double)>& progress) {
@@ -201,6 +274,10 @@ class Runner {
     result_.goodput_fraction = result_.goodput_gbps / o_.rate_gbps;
     result_.ceiling_fraction =
         ceiling_fraction(o_, pair_.a().device->recovery_engine().selective());
+    const double packets = std::ceil(static_cast<double>(o_.message_bytes) / o_.mtu);
+    const double frame_bits = 8.0 * o_.message_bytes / result_.ceiling_fraction / packets;
+    const double qp_gbps = o_.qp_rate_gbps > 0 ? o_.qp_rate_gbps : o_.rate_gbps;
+    result_.packets_per_rtt = qp_gbps * 1e3 * o_.rtt_us / frame_bits;
     const auto& wire_data = pair_.wire().counters(0);
     const auto& wire_ack = pair_.wire().counters(1);
     result_.data_sent = wire_data.sent;
@@ -217,6 +294,16 @@ class Runner {
     result_.rx_out_of_order = rx.rx_out_of_order;
     result_.pipeline_drops = rx.rx_pipeline_drops + tx.rx_pipeline_drops;
     result_.pipeline_stalls = rx.pipeline_stalls + tx.pipeline_stalls;
+    if (const auto* fasr =
+            dynamic_cast<const rnic::recovery::FasrEngine*>(&pair_.b().device->recovery_engine())) {
+      const rnic::recovery::FasrPoolUsage& u = fasr->pool().usage();
+      result_.fast_recoveries = u.fast_recoveries;
+      result_.slow_recoveries = u.slow_recoveries;
+      result_.fast_path_packets = u.fast_path_packets;
+      result_.slow_path_packets = u.slow_path_packets;
+      result_.pool_fallbacks = u.fallbacks;
+      result_.pool_peak_blocks = u.peak_blocks;
+    }
     result_.events = pair_.kernel().executed();
     result_.simulated_us = pair_.kernel().now().microseconds();
     result_.wall_seconds =
@@ -230,7 +317,7 @@ class Runner {
     c.mtu = o_.mtu;
     c.wire.rate = gigabits(o_.rate_gbps);
     c.wire.delay = one_way_delay(o_);
-    c.wire.loss = loss_;
+    c.wire.loss = o_.burst_len > 1 ? 0 : loss_;  // else BurstLoss drops
     c.wire.seed = o_.seed;
     c.device.seed = o_.seed;
     c.device.recovery.kind = engine_;
@@ -315,6 +402,7 @@ class Runner {
   const Options& o_;
   EngineKind engine_;
   double loss_;
+  std::deque<BurstLoss> bursts_;  // before pair_: the wire's filters point here
   sim::NicPair pair_;
   uint64_t slots_ = 0;
   uint64_t next_id_ = 0;
@@ -328,6 +416,7 @@ nlohmann::json to_json(const Result& r) {
           {"goodput_gbps", r.goodput_gbps},
           {"goodput_fraction", r.goodput_fraction},
           {"ceiling_fraction", r.ceiling_fraction},
+          {"packets_per_rtt", r.packets_per_rtt},
           {"messages", r.messages},
           {"bytes", r.bytes},
           {"verified", r.verified},
@@ -348,6 +437,12 @@ nlohmann::json to_json(const Result& r) {
           {"rx_out_of_order", r.rx_out_of_order},
           {"pipeline_drops", r.pipeline_drops},
           {"pipeline_stalls", r.pipeline_stalls},
+          {"fast_recoveries", r.fast_recoveries},
+          {"slow_recoveries", r.slow_recoveries},
+          {"fast_path_packets", r.fast_path_packets},
+          {"slow_path_packets", r.slow_path_packets},
+          {"pool_fallbacks", r.pool_fallbacks},
+          {"pool_peak_blocks", r.pool_peak_blocks},
           {"events", r.events},
           {"simulated_us", r.simulated_us},
           {"wall_seconds", r.wall_seconds}};
@@ -364,7 +459,13 @@ nlohmann::json scenario_json(const Options& o) {
       {"duration_us", o.duration_us},
       {"warmup_us", o.warmup_us},
       {"outstanding", o.outstanding},
-      {"loss_applies_to", "both directions (data and ACK/NAK/SACK), independently per packet"},
+      {"loss_applies_to", o.burst_len > 1
+                              ? "both directions (data and ACK/NAK/SACK), Gilbert bursts per "
+                                "direction"
+                              : "both directions (data and ACK/NAK/SACK), independently per "
+                                "packet"},
+      {"burst_len", o.burst_len},
+      {"qp_rate_gbps", o.qp_rate_gbps},
       {"gbn_timeout", o.gbn_timeout},
       {"gbn_qp_timeout_us", 4.096 * std::ldexp(1.0, o.gbn_timeout)},
       {"gbn_min_rto_us", o.gbn_min_rto_us},
@@ -390,32 +491,40 @@ void write_csv(const std::string& path, const Options& o, const std::vector<Resu
   out << "engine,loss,goodput_gbps,goodput_fraction,ceiling_fraction,messages,timeouts,"
          "retransmitted,data_packets_sent,data_packets_lost,ack_packets_lost,naks_sent,"
          "sacks_sent,pipeline_drops,pipeline_stalls,verify_failures,qp_error,gbn_timeout,"
-         "gbn_min_rto_us,pipeline,duration_us,longest_gap_us,last_completion_us\n";
+         "gbn_min_rto_us,pipeline,duration_us,longest_gap_us,last_completion_us,"
+         "fast_recoveries,slow_recoveries,fast_path_packets,slow_path_packets,pool_fallbacks\n";
   for (const Result& r : results) {
     out << fmt::format(
-        "{},{},{:.4f},{:.5f},{:.5f},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1f},{:.1f}"
-        "\n",
+        "{},{},{:.4f},{:.5f},{:.5f},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1f},{:.1f},"
+        "{},{},{},{},{}\n",
         rnic::recovery::to_string(r.engine), r.loss, r.goodput_gbps, r.goodput_fraction,
         r.ceiling_fraction, r.messages, r.timeouts, r.retransmitted, r.data_sent, r.data_lost,
         r.acks_lost, r.naks, r.sacks, r.pipeline_drops, r.pipeline_stalls, r.verify_failures,
         r.qp_error, o.gbn_timeout, o.gbn_min_rto_us, o.pipeline ? 1 : 0, o.duration_us,
-        r.longest_gap_us, r.last_completion_us);
+        r.longest_gap_us, r.last_completion_us, r.fast_recoveries, r.slow_recoveries,
+        r.fast_path_packets, r.slow_path_packets, r.pool_fallbacks);
   }
 }
 
 void print_table(const std::vector<Result>& results) {
-  fmt::print("{:<6} {:>8} {:>9} {:>7} {:>7} {:>9} {:>8} {:>8} {:>8} {:>9} {:>11} {:>7}\n", "engine",
-             "loss", "Gb/s", "line%", "max%", "retx%", "timeouts", "naks", "sacks", "pipe-drop",
-             "max-gap-us", "errors");
+  fmt::print("{:<6} {:>8} {:>9} {:>7} {:>7} {:>9} {:>8} {:>8} {:>8} {:>9} {:>11} {:>7} {:>7}\n",
+             "engine", "loss", "Gb/s", "line%", "max%", "retx%", "timeouts", "naks", "sacks",
+             "pipe-drop", "max-gap-us", "errors", "fast%");
   for (const Result& r : results) {
     const double retx =
         r.data_sent == 0 ? 0 : 100.0 * static_cast<double>(r.retransmitted) / r.data_sent;
+    // FaSR: the share of recovery episodes that stayed on the fast path.
+    const uint64_t episodes = r.fast_recoveries + r.slow_recoveries;
+    const std::string fast =
+        episodes == 0 ? "-"
+                      : fmt::format("{:.1f}%", 100.0 * static_cast<double>(r.fast_recoveries) /
+                                                   static_cast<double>(episodes));
     fmt::print(
         "{:<6} {:>7.3g}% {:>9.2f} {:>6.1f}% {:>6.1f}% {:>8.1f}% {:>8} {:>8} {:>8} {:>9} {:>11.1f} "
-        "{:>7}\n",
+        "{:>7} {:>7}\n",
         rnic::recovery::to_string(r.engine), r.loss * 100, r.goodput_gbps, r.goodput_fraction * 100,
         r.ceiling_fraction * 100, retx, r.timeouts, r.naks, r.sacks, r.pipeline_drops,
-        r.longest_gap_us, r.qp_error.empty() ? "-" : r.qp_error);
+        r.longest_gap_us, r.qp_error.empty() ? "-" : r.qp_error, fast);
   }
 }
 
@@ -438,6 +547,17 @@ void check(const Options& o) {
     throw Error("--duration-us {} must exceed --warmup-us {}", o.duration_us, o.warmup_us);
   }
   if (o.outstanding == 0) throw Error("--outstanding must be at least 1");
+  if (!(o.burst_len >= 1)) throw Error("--burst-len {} must be at least 1 packet", o.burst_len);
+  for (double l : o.losses) {
+    if (o.burst_len > 1 && l / (o.burst_len * (1 - l)) > 1) {
+      throw Error("--loss {} cannot average bursts of {} packets: use a longer --burst-len", l,
+                  o.burst_len);
+    }
+  }
+  if (o.qp_rate_gbps < 0 || o.qp_rate_gbps > o.rate_gbps) {
+    throw Error("--qp-rate-gbps {} must be in [0, --rate-gbps {}] (0: no pacing)", o.qp_rate_gbps,
+                o.rate_gbps);
+  }
   if (o.gbn_min_rto_us < 0) throw Error("--gbn-min-rto must not be negative");
   if (o.pipeline && (o.pipeline_gbps <= 0 || o.pipeline_buffer_kib == 0)) {
     throw Error("--pipeline-gbps and --pipeline-buffer-kib must be positive");
@@ -472,6 +592,13 @@ int main(int argc, char** argv) {
   app.add_option("--warmup-us", o.warmup_us, "completions before this are not counted")
       ->capture_default_str();
   app.add_option("--outstanding", o.outstanding, "work requests kept posted")
+      ->capture_default_str();
+  app.add_option("--burst-len", o.burst_len,
+                 "mean loss burst in line-rate packet slots (Gilbert model, each direction; the "
+                 "loss rate stays --loss); 1 = independent loss")
+      ->capture_default_str();
+  app.add_option("--qp-rate-gbps", o.qp_rate_gbps,
+                 "pace the QP at this rate (its share of the link among N QPs); 0 = no pacing")
       ->capture_default_str();
   app.add_option("--gbn-timeout", o.gbn_timeout,
                  "RC QP timeout exponent: 4.096 us * 2^t (GBN's RTO; 0 = infinite)")

@@ -124,6 +124,7 @@ void FasrResponder::record(uint32_t psn, uint32_t /*span*/) {
       u.bitmap_base = wire::psn_add(rcv_nxt_, 1);
       pool_->set(unit_, psn);
     }
+    pool_->count_recorded(u.slow);
     return;
   }
   FasrUnit& u = pool_->unit(unit_);
@@ -147,6 +148,7 @@ void FasrResponder::record(uint32_t psn, uint32_t /*span*/) {
   }
   add_lost(gap);
   u.sack_high = psn;
+  pool_->count_recorded(u.slow);
 }
 
 void FasrResponder::finish() {
@@ -155,6 +157,7 @@ void FasrResponder::finish() {
   } else {
     ++fast_recoveries_;
   }
+  pool_->count_recovery(went_slow_);
   pool_->release_unit(unit_);
   unit_ = FasrPool::kNull;
   gbn_ = false;

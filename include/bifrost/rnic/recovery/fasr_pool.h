@@ -46,6 +46,16 @@ struct FasrPoolUsage {
   uint64_t unit_allocations = 0;
   uint64_t block_allocations = 0;
   uint64_t fallbacks = 0;  // QPs sent to go-back-N because the pool was empty
+  // Path statistics of every QP sharing the pool (the paper's Fig. 9(b)). A recovery episode
+  // runs from the unit taken at the first out-of-order packet to RCV-NXT passing sack-high; it
+  // is a fast recovery if it never left the fast path (one PSN missing throughout), a slow one
+  // if it used the slow path at any time (an episode that returns to the fast path still
+  // counts as slow). Packets are the out-of-order arrivals recorded, by the path the unit is on
+  // once the packet is recorded (the packet that opens a second hole counts as slow).
+  uint64_t fast_recoveries = 0;
+  uint64_t slow_recoveries = 0;
+  uint64_t fast_path_packets = 0;
+  uint64_t slow_path_packets = 0;
 };
 
 class FasrPool {
@@ -63,6 +73,10 @@ class FasrPool {
   uint32_t free_blocks() const { return config_.blocks - usage_.blocks_in_use; }
   const FasrPoolUsage& usage() const { return usage_; }
   void count_fallback() { ++usage_.fallbacks; }
+  // One recovery episode ended; `slow`: it used the slow path.
+  void count_recovery(bool slow) { ++(slow ? usage_.slow_recoveries : usage_.fast_recoveries); }
+  // One out-of-order packet was recorded on the slow (or the fast) path.
+  void count_recorded(bool slow) { ++(slow ? usage_.slow_path_packets : usage_.fast_path_packets); }
 
   // A cleared unit, or kNull if every unit is taken.
   int32_t allocate_unit();
