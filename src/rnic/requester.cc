@@ -181,6 +181,10 @@ bool Requester::produce(world::Packet& out) {
   if (slot == nullptr) return false;
   build(*slot, snd_max_, out);
   snd_max_ = wire::psn_add(snd_max_, is_read(slot->wr) ? slot->span : 1);
+  // The window is now full: ask for an ACK with this packet. The responder otherwise ACKs every
+  // few packets or at a message's end, and a window smaller than that would leave both ends
+  // waiting for the retransmission timeout.
+  if (!is_read(slot->wr) && !engine_->may_send_new(in_flight())) out.roce.bth.ack_request = true;
   arm_timer();
   return true;
 }

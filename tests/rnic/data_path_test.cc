@@ -112,6 +112,25 @@ TEST_P(DataPath, RecoversFromLossWithEveryMessageDeliveredOnce) {
   EXPECT_GT(pair.a().device->data_path_counters().tx_retransmitted, 0u);
 }
 
+// A window smaller than the responder's ACK interval (every 8 packets): the packet that fills
+// the window asks for an ACK, so a lossless 32-packet WRITE never waits for the timeout (it
+// stalled until the QP timeout before, for IRN, SRNIC and FaSR alike).
+TEST_P(DataPath, WindowSmallerThanTheAckIntervalDoesNotWaitForTheTimeout) {
+  NicPairConfig c = config();
+  c.device.recovery.bdp_packets = 4;
+  NicPair pair(c);
+  constexpr uint32_t kLength = 32 * 1024;
+  pair.a().memory->fill(kSrc, kLength, 9);
+  pair.a().qp->post_send(testing::make_remote(1, WrOpcode::rdma_write, pair.a(), kSrc, kLength,
+                                              kDst, pair.b().mr->rkey));
+  pair.kernel().run();
+  const auto done = pair.a().poll();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, WcStatus::success);
+  EXPECT_EQ(pair.a().device->data_path_counters().timeouts, 0u);
+  EXPECT_TRUE(same_content(*pair.a().memory, kSrc, *pair.b().memory, kDst, kLength));
+}
+
 TEST(DataPathDcqcn, CeMarksBringCnpsThatSlowTheSenderDown) {
   auto run = [](double ce_mark) {
     NicPairConfig c;
@@ -136,7 +155,7 @@ TEST(DataPathDcqcn, CeMarksBringCnpsThatSlowTheSenderDown) {
 
 INSTANTIATE_TEST_SUITE_P(Engines, DataPath,
                          ::testing::Values(recovery::EngineKind::gbn, recovery::EngineKind::irn,
-                                           recovery::EngineKind::srnic),
+                                           recovery::EngineKind::srnic, recovery::EngineKind::fasr),
                          [](const auto& param_info) {
                            return std::string(recovery::to_string(param_info.param));
                          });
