@@ -1,8 +1,8 @@
 #include "bifrost/real/bootstrap.h"
 
 #include "bifrost/core/error.h"
+#include "bifrost/real/json_fields.h"
 #include "bifrost/real/offer_json.h"
-#include "json_fields.h"
 
 namespace bifrost::real {
 
@@ -25,16 +25,15 @@ nlohmann::json to_json(const PeerInfo& info) {
 PeerInfo peer_info_from_json(const nlohmann::json& m) {
   try {
     PeerInfo info;
-    info.version = detail::integer_field<int>(m, "bifrost_version");
+    info.version = integer_field<int>(m, "bifrost_version");
     if (info.version != kBootstrapVersion) return info;  // checked by the caller
     info.ip = world::parse_ipv4(m.at("ip").get<std::string>());
-    info.mtu = detail::integer_field<uint32_t>(m, "mtu");
-    info.buffer_va = detail::integer_field<uint64_t>(m, "buffer_va");
-    info.buffer_length = detail::integer_field<uint64_t>(m, "buffer_length");
-    info.rkey = detail::integer_field<uint32_t>(m, "rkey");
+    info.mtu = integer_field<uint32_t>(m, "mtu");
+    info.buffer_va = integer_field<uint64_t>(m, "buffer_va");
+    info.buffer_length = integer_field<uint64_t>(m, "buffer_length");
+    info.rkey = integer_field<uint32_t>(m, "rkey");
     for (const auto& q : m.at("qps")) {
-      info.qps.push_back(
-          {detail::integer_field<uint32_t>(q, "qpn"), detail::integer_field<uint32_t>(q, "psn")});
+      info.qps.push_back({integer_field<uint32_t>(q, "qpn"), integer_field<uint32_t>(q, "psn")});
     }
     info.settings = m.at("settings");
     for (const auto& o : m.at("offers")) info.offers.push_back(offer_from_json(o));

@@ -1,7 +1,7 @@
 #include "bifrost/real/offer_json.h"
 
 #include "bifrost/core/error.h"
-#include "json_fields.h"
+#include "bifrost/real/json_fields.h"
 
 namespace bifrost::real {
 
@@ -12,7 +12,7 @@ const char* mode_name(transport::Reliability r) {
 }
 
 uint32_t u24(const nlohmann::json& j, const char* key, uint32_t min) {
-  const auto v = detail::integer_field<uint64_t>(j, key);
+  const auto v = integer_field<uint64_t>(j, key);
   if (v < min || v > 0xFF'FFFF) throw Error("{} {} is not a valid 24-bit value", key, v);
   return static_cast<uint32_t>(v);
 }
@@ -36,8 +36,8 @@ transport::ConnectionOffer offer_from_json(const nlohmann::json& j) {
     transport::ConnectionOffer o;
     o.ip = world::parse_ipv4(j.at("ip").get<std::string>());
     o.ud_qpn = u24(j, "ud_qpn", 2);
-    o.qkey = detail::integer_field<uint32_t>(j, "qkey");
-    o.connection_id = detail::integer_field<uint32_t>(j, "connection_id");
+    o.qkey = integer_field<uint32_t>(j, "qkey");
+    o.connection_id = integer_field<uint32_t>(j, "connection_id");
     if (o.connection_id == 0) throw Error("connection_id 0 is not a connection");
     const auto mode = j.at("reliability").get<std::string>();
     if (mode == "software_uc") {
@@ -47,7 +47,7 @@ transport::ConnectionOffer offer_from_json(const nlohmann::json& j) {
     } else {
       throw Error("unknown reliability '{}'", mode);
     }
-    o.mtu = detail::integer_field<uint32_t>(j, "mtu");
+    o.mtu = integer_field<uint32_t>(j, "mtu");
     for (const auto& q : j.at("qps")) {
       o.qps.push_back(
           transport::ConnectionOffer::Qp{.qpn = u24(q, "qpn", 2), .first_psn = u24(q, "psn", 0)});

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "bifrost/core/error.h"
+#include "bifrost/real/json_fields.h"
 
 namespace bifrost::perf {
 namespace {
@@ -34,7 +35,7 @@ void print_offer(const char* who, const transport::ConnectionOffer& o) {
 }
 
 uint64_t counter(const nlohmann::json& j, const char* key) {
-  return j.contains(key) ? j[key].get<uint64_t>() : 0;
+  return j.contains(key) ? real::integer_field<uint64_t>(j, key) : 0;
 }
 
 }  // namespace

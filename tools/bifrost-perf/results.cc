@@ -1,5 +1,7 @@
 #include "results.h"
 
+#include "bifrost/real/json_fields.h"
+
 namespace bifrost::perf {
 
 nlohmann::json to_json(const SizeResult& r) {
@@ -21,8 +23,8 @@ nlohmann::json to_json(const SizeResult& r) {
 
 SizeResult size_result_from_json(const nlohmann::json& j) {
   SizeResult r;
-  r.bytes = j.at("bytes").get<uint32_t>();
-  r.iterations = j.at("iterations").get<uint64_t>();
+  r.bytes = real::integer_field<uint32_t>(j, "bytes");
+  r.iterations = real::integer_field<uint64_t>(j, "iterations");
   r.seconds = j.at("seconds").get<double>();
   r.bw_peak_mbps = j.at("bw_peak_MBps").get<double>();
   r.bw_avg_mbps = j.at("bw_avg_MBps").get<double>();

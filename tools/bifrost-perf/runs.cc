@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "bifrost/core/error.h"
+#include "bifrost/real/json_fields.h"
 #include "bw_tally.h"
 #include "latency_stats.h"
 #include "message_runs.h"
@@ -285,8 +286,8 @@ class LatClient final : public VerbsRunner {
 
 PeerStats stats_from_json(const nlohmann::json& j) {
   PeerStats p;
-  p.verified = j.at("verified").get<uint64_t>();
-  p.corrupt = j.at("corrupt").get<uint64_t>();
+  p.verified = real::integer_field<uint64_t>(j, "verified");
+  p.corrupt = real::integer_field<uint64_t>(j, "corrupt");
   p.counters = j.at("counters");
   p.duplicates = j.value("duplicates", uint64_t{0});
   p.delivered = j.value("delivered", uint64_t{0});
@@ -391,7 +392,7 @@ RunResults run_server(Session& s) {
     const std::string phase = m.value("phase", "");
     if (phase == "bye") break;
     if (phase != "start") throw Error("unexpected control message '{}'", m.dump());
-    const auto size = m.at("size").get<uint32_t>();
+    const auto size = real::integer_field<uint32_t>(m, "size");
     if (o.uses_bifrost()) {
       MessageServer server(s, size);
       s.channel().send({{"phase", "ready"}});

@@ -1,8 +1,8 @@
 #pragma once
-// Checked reads of the bootstrap's JSON fields. nlohmann's get<uint32_t>() converts a float or
-// an out-of-range number silently (undefined behaviour for 1e100), and a peer controls these
-// bytes: every integer field must be an integer JSON number within its type's range, or the
-// message is refused with the field's name.
+// Checked reads of JSON a peer sent (the bootstrap, bifrost-perf's results). nlohmann's
+// get<uint32_t>() converts a float or an out-of-range number silently (undefined behaviour for
+// 1e100), and a peer controls these bytes: every integer field must be an integer JSON number
+// within its type's range, or the message is refused with the field's name.
 #include <nlohmann/json.hpp>
 
 #include <concepts>
@@ -10,7 +10,7 @@
 
 #include "bifrost/core/error.h"
 
-namespace bifrost::real::detail {
+namespace bifrost::real {
 
 template <std::integral T>
 T integer_field(const nlohmann::json& object, const char* key) {
@@ -31,4 +31,4 @@ T integer_field(const nlohmann::json& object, const char* key) {
   throw Error("{} {} is out of range", key, v.dump());
 }
 
-}  // namespace bifrost::real::detail
+}  // namespace bifrost::real
