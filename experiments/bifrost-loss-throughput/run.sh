@@ -6,19 +6,14 @@
 #   experiments/bifrost-loss-throughput/run.sh                   # full run (a few minutes)
 #   DURATION_US=5000 experiments/bifrost-loss-throughput/run.sh  # quick look
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-build="${BIFROST_BUILD:-$root/build/release}"
+source "$(dirname "$0")/../common.sh"
 duration="${DURATION_US:-20000}"  # simulated time per point, us
 sizes="1024 4096 16384 65536 262144 1048576"
 losses="0.000244140625 0.0009765625"  # 1/4096 and 1/1024
 seed="${SEED:-1}"
 
 cd "$root"
-if [ "$build" = "$root/build/release" ] && [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake --preset release >/dev/null
-fi
-cmake --build "$build" --target bifrost-rnic-loss bifrost-transport-loss >/dev/null
+build_tools bifrost-rnic-loss bifrost-transport-loss
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 out="$here/results.csv"

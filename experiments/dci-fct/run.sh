@@ -6,18 +6,13 @@
 #   experiments/dci-fct/run.sh                 # N = 1 8 32 128, both schemes
 #   FLOWS="8" experiments/dci-fct/run.sh       # one N
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-build="${BIFROST_BUILD:-$root/build/release}"
+source "$(dirname "$0")/../common.sh"
 flows="${FLOWS:-1 8 32 128}"
 seed="${SEED:-1}"
 out="${OUT:-$root/out/dci-fct}"
 
 cd "$root"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake --preset release -B "$build" >/dev/null
-fi
-cmake --build "$build" --target bifrost-sim >/dev/null
+build_tools bifrost-sim
 tool="$build/tools/bifrost-sim"
 mkdir -p "$out"
 

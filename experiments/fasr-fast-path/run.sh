@@ -8,9 +8,7 @@
 #   experiments/fasr-fast-path/run.sh                        # full run
 #   DURATION_US=100000 experiments/fasr-fast-path/run.sh     # quick look (10x fewer episodes)
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-build="${BIFROST_BUILD:-$root/build/release}"
+source "$(dirname "$0")/../common.sh"
 # Simulated time per point at 100 Gb/s, us. The paced series runs 8x longer (its QP sends 16x
 # fewer packets per second); the wall time of a point follows the packets simulated.
 duration="${DURATION_US:-1000000}"
@@ -18,10 +16,7 @@ losses="0.0001,0.001,0.005,0.01,0.02,0.05"
 seed="${SEED:-1}"
 
 cd "$root"
-if [ "$build" = "$root/build/release" ] && [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake --preset release >/dev/null
-fi
-cmake --build "$build" --target bifrost-rnic-loss -j1 >/dev/null
+build_tools bifrost-rnic-loss
 tool="$build/tools/bifrost-rnic-loss"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

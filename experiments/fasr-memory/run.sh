@@ -6,15 +6,10 @@
 #
 #   experiments/fasr-memory/run.sh
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-build="${BIFROST_BUILD:-$root/build/release}"
+source "$(dirname "$0")/../common.sh"
 
 cd "$root"
-if [ "$build" = "$root/build/release" ] && [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake --preset release >/dev/null
-fi
-cmake --build "$build" --target bifrost-fasr-memory -j1 >/dev/null
+build_tools bifrost-fasr-memory
 tool="$build/tools/bifrost-fasr-memory"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

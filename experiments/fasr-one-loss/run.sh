@@ -10,9 +10,7 @@
 #   experiments/fasr-one-loss/run.sh                  # full run (~4000 losses per point)
 #   EPISODES=400 experiments/fasr-one-loss/run.sh     # quick look
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-build="${BIFROST_BUILD:-$root/build/release}"
+source "$(dirname "$0")/../common.sh"
 # Each point simulates long enough for about this many data-packet losses: duration =
 # EPISODES x RTT / (loss x packets per RTT), at least 20 ms.
 episodes="${EPISODES:-4000}"
@@ -23,10 +21,7 @@ rtt_us=6
 line_packets_per_rtt=67.69  # 100 Gb/s x 6 us / 1,108 B (mean wire size of FaSR's data frames)
 
 cd "$root"
-if [ "$build" = "$root/build/release" ] && [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake --preset release >/dev/null
-fi
-cmake --build "$build" --target bifrost-rnic-loss -j1 >/dev/null
+build_tools bifrost-rnic-loss
 tool="$build/tools/bifrost-rnic-loss"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -6,19 +6,14 @@
 #   experiments/loss-recovery-single-qp/run.sh            # full run (a few minutes)
 #   DURATION_US=20000 experiments/loss-recovery-single-qp/run.sh   # quick look
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-build="${BIFROST_BUILD:-$root/build/release}"
+source "$(dirname "$0")/../common.sh"
 duration="${DURATION_US:-200000}"      # simulated time per point, us
 long_duration="${LONG_DURATION_US:-2000000}"  # for QP timeouts of 16.8 ms and more
 losses="0.0001,0.001,0.005,0.01,0.02,0.05"
 seed="${SEED:-1}"
 
 cd "$root"
-if [ "$build" = "$root/build/release" ] && [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake --preset release >/dev/null
-fi
-cmake --build "$build" --target bifrost-rnic-loss >/dev/null
+build_tools bifrost-rnic-loss
 tool="$build/tools/bifrost-rnic-loss"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

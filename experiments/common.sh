@@ -1,0 +1,15 @@
+# Sourced by every experiment's run.sh (bash): the paths it works with and a helper that builds
+# the Release tools it needs, configuring build/release first on a fresh checkout.
+#   source "$(dirname "$0")/../common.sh"
+#   build_tools bifrost-rnic-loss
+# BIFROST_BUILD picks another build folder (it must be configured already).
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+build="${BIFROST_BUILD:-$root/build/release}"
+
+build_tools() {
+  if [ "$build" = "$root/build/release" ] && [ ! -f "$build/CMakeCache.txt" ]; then
+    (cd "$root" && cmake --preset release >/dev/null)
+  fi
+  cmake --build "$build" --target "$@" >/dev/null
+}
