@@ -7,8 +7,8 @@
 #     same traffic PFC-free with IRN's selective repeat; results and plots in out/sim-demo/ and
 #     out/sim-demo-pfc-free/.
 #  3. bifrost-perf over real UDP between two network namespaces with 1% random loss (root only):
-#     plain RC (the NIC's go-back-N) against Bifröst UC (software selective retransmission),
-#     64 KiB messages, 128 in flight, a few seconds each.
+#     plain RC (the NIC's go-back-N) against Bifröst UC (software selective retransmission) with
+#     and without congestion control, 64 KiB messages, 128 in flight, 3 s each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -30,13 +30,16 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "skipped: the testbed needs root (network namespaces, nftables); run as root to see it"
 else
   perf=build/release/tools/bifrost-perf
-  for transport in rc bifrost-uc; do
-    echo "-- write_bw -s 65536 -t 128 -D 3 --transport $transport"
-    flags="write_bw -s 65536 -t 128 -D 3 --timeout 5 --report_gbits --transport $transport"
+  # Plain RC (go-back-N), Bifröst UC with its default congestion control (Swift), and Bifröst
+  # UC without congestion control: the software loss recovery alone.
+  for run in "rc" "bifrost-uc" "bifrost-uc --cc none"; do
+    name=$(echo "$run" | tr -d ' -')
+    echo "-- write_bw -s 65536 -t 128 -D 3 --transport $run"
+    flags="write_bw -s 65536 -t 128 -D 3 --timeout 5 --report_gbits --transport $run"
     scripts/testbed.sh --loss-permille 10 \
       --b "$perf $flags -B \$BF_B_IP > /dev/null 2>&1" \
-      --a "$perf $flags \$BF_B_IP > out/real-$transport.txt 2>&1" \
-      || echo "   (the run failed; see below)"
-    grep -E "^ #bytes|^ 65536|retransmissions :|transport       :|error:" "out/real-$transport.txt" || true
+      --a "$perf $flags \$BF_B_IP > out/real-$name.txt 2>&1" \
+      || echo "   the run ended with an error (plain RC: go-back-N ran out of retries):"
+    grep -E "^ #bytes|^ 65536|retransmissions :|transport       :|error:" "out/real-$name.txt" || true
   done
 fi
