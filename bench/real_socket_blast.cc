@@ -62,11 +62,22 @@ void big_buffers(int fd) {
   }
 }
 
-void report(uint64_t bytes, Clock::time_point first, Clock::time_point last) {
-  const double s = std::chrono::duration<double>(last - first).count();
-  fmt::print("{{\"bytes\": {}, \"seconds\": {:.6f}, \"gbps\": {:.4f}}}\n", bytes, s,
-             s > 0 ? static_cast<double>(bytes) * 8 / s / 1e9 : 0.0);
-}
+// What a receiver counts: bytes, timed from the first to the last one received.
+struct Arrivals {
+  uint64_t bytes = 0;
+  Clock::time_point first, last;
+
+  void add(ssize_t n) {
+    last = Clock::now();
+    if (bytes == 0) first = last;
+    bytes += static_cast<uint64_t>(n);
+  }
+  void report() const {
+    const double s = std::chrono::duration<double>(last - first).count();
+    fmt::print("{{\"bytes\": {}, \"seconds\": {:.6f}, \"gbps\": {:.4f}}}\n", bytes, s,
+               s > 0 ? static_cast<double>(bytes) * 8 / s / 1e9 : 0.0);
+  }
+};
 
 int tcp_recv(const sockaddr_in& a) {
   const int l = socket(AF_INET, SOCK_STREAM, 0);
@@ -76,17 +87,14 @@ int tcp_recv(const sockaddr_in& a) {
   const int fd = accept(l, nullptr, nullptr);
   if (fd < 0) die("accept");
   std::vector<char> buf(1 << 20);
-  uint64_t bytes = 0;
-  Clock::time_point first, last;
+  Arrivals got;
   for (;;) {
     const ssize_t n = recv(fd, buf.data(), buf.size(), 0);
     if (n < 0) die("recv");
     if (n == 0) break;
-    last = Clock::now();
-    if (bytes == 0) first = last;
-    bytes += static_cast<uint64_t>(n);
+    got.add(n);
   }
-  report(bytes, first, last);
+  got.report();
   return 0;
 }
 
@@ -115,19 +123,16 @@ int udp_recv(const sockaddr_in& a) {
   set_int(fd, SOL_UDP, UDP_GRO, 1, "UDP_GRO");
   if (bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) die("bind");
   std::vector<char> buf(1 << 16);
-  uint64_t bytes = 0;
-  Clock::time_point first, last;
+  Arrivals got;
   for (;;) {
     pollfd p{fd, POLLIN, 0};
     // Wait for the first datagram as long as it takes, then stop at 300 ms of silence.
-    if (poll(&p, 1, bytes == 0 ? 30'000 : 300) <= 0) break;
+    if (poll(&p, 1, got.bytes == 0 ? 30'000 : 300) <= 0) break;
     const ssize_t n = recv(fd, buf.data(), buf.size(), 0);
     if (n < 0) die("recv");
-    last = Clock::now();
-    if (bytes == 0) first = last;
-    bytes += static_cast<uint64_t>(n);
+    got.add(n);
   }
-  report(bytes, first, last);
+  got.report();
   return 0;
 }
 

@@ -10,19 +10,13 @@
 #include "bifrost/core/error.h"
 #include "bifrost/sim/scenario/scenario.h"
 #include "bifrost/sim/simulation.h"
+#include "scenario_text.h"
 
 namespace bifrost::sim {
 namespace {
 
-scenario::Scenario parse(const std::string& text) {
-  return scenario::parse_scenario(text, "test.toml", std::filesystem::current_path());
-}
-
-RunSummary run(const std::string& text) {
-  RunOptions options;
-  options.progress = nullptr;
-  return run_scenario(parse(text), options);
-}
+using testing::parse;
+using testing::run;
 
 // Hosts 0, 1 in DC 0 send 1.5 MB each to host 2 in DC 1 over two 100 Gb/s, 20 us links: the
 // receiver's link is the bottleneck, so the queue backs up across the long links. A 2 MB switch

@@ -9,19 +9,13 @@
 #include "bifrost/core/error.h"
 #include "bifrost/sim/scenario/scenario.h"
 #include "bifrost/sim/topology/graph.h"
+#include "scenario_text.h"
 
 namespace bifrost::sim {
 namespace {
 
-scenario::Scenario parse(const std::string& text) {
-  return scenario::parse_scenario(text, "test.toml", std::filesystem::current_path());
-}
-
-RunSummary run(const std::string& text) {
-  RunOptions options;
-  options.progress = nullptr;
-  return run_scenario(parse(text), options);
-}
+using testing::parse;
+using testing::run;
 
 TEST(TopologyGraph, FatTreeCounts) {
   scenario::FatTreeTopology ft;
