@@ -1,6 +1,6 @@
-// Fuzz target: arbitrary bytes as a software ACK and as a SEND header, the two transport formats
-// a peer (or anyone who can reach the UD QP) controls. Decoding must never crash or read out of
-// bounds, and whatever decodes must re-encode to the same bytes.
+// Fuzz target: arbitrary bytes as a software ACK, a control message and a SEND header, the
+// transport formats a peer (or anyone who can reach the UD QP) controls. Decoding must never
+// crash or read out of bounds, and whatever decodes must re-encode to the same bytes.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "bifrost/transport/wire/control_message.h"
 #include "bifrost/transport/wire/send_header.h"
 #include "bifrost/transport/wire/soft_ack.h"
 
@@ -36,6 +37,15 @@ void check_soft_ack(std::span<const std::byte> bytes) {
   }
 }
 
+void check_control_message(std::span<const std::byte> bytes) {
+  const auto message = decode_control_message(bytes);
+  if (!message) return;
+  require(is_control_message(bytes));
+  std::vector<std::byte> out(kControlMessageSize);
+  require(encode_control_message(message.value, out).ok());
+  require(std::memcmp(out.data(), bytes.data(), kControlMessageSize) == 0);
+}
+
 void check_send_header(std::span<const std::byte> bytes) {
   const auto header = decode_send_header(bytes);
   if (!header) return;
@@ -49,6 +59,7 @@ void check_send_header(std::span<const std::byte> bytes) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span bytes(reinterpret_cast<const std::byte*>(data), size);
   check_soft_ack(bytes);
+  check_control_message(bytes);
   check_send_header(bytes);
   return 0;
 }

@@ -47,6 +47,9 @@ void TransportConfig::validate() const {
   if (base_rtt <= Time::zero() || line_rate_bps == 0 || min_rto <= Time::zero()) {
     throw Error("transport: base_rtt, line_rate_bps and min_rto must be positive");
   }
+  if (reconnect && (reconnect_interval <= Time::zero() || reconnect_attempts == 0)) {
+    throw Error("transport: reconnect needs a positive reconnect_interval and reconnect_attempts");
+  }
 }
 
 }  // namespace bifrost::transport

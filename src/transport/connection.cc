@@ -19,40 +19,58 @@ Connection::Connection(Endpoint& endpoint, uint32_t id, const TransportConfig& c
   receiver_ = std::make_unique<Receiver>(*this, endpoint, config_, *sender_);
 }
 
-Connection::~Connection() = default;
+Connection::~Connection() {
+  for (Reconnect& r : reconnects_) {
+    if (r.retry.valid()) endpoint_.scheduler().cancel(r.retry);
+  }
+}
 
-void Connection::create_qps() {
+ConnectionQp Connection::fresh_qp(QpRole role) {
   const rnic::QpType type =
       config_.reliability == Reliability::hardware_rc ? rnic::QpType::rc : rnic::QpType::uc;
+  rnic::QueuePair& qp =
+      endpoint_.device().create_qp(endpoint_.pd(), type, endpoint_.data_cq(), endpoint_.data_cq());
+  endpoint_.register_qp(qp.qp_num(), *this);
+  return ConnectionQp{.qp = &qp,
+                      .role = role,
+                      .first_psn = endpoint_.fresh_psn(),
+                      .source_port = endpoint_.fresh_source_port()};
+}
+
+void Connection::create_qps() {
   for (uint32_t i = 0; i <= config_.backup_qps; ++i) {
-    rnic::QueuePair& qp = endpoint_.device().create_qp(endpoint_.pd(), type, endpoint_.data_cq(),
-                                                       endpoint_.data_cq());
-    qps_.push_back(ConnectionQp{.qp = &qp,
-                                .role = i == 0 ? QpRole::primary : QpRole::backup,
-                                .first_psn = endpoint_.fresh_psn(),
-                                .source_port = endpoint_.fresh_source_port()});
+    qps_.push_back(fresh_qp(i == 0 ? QpRole::primary : QpRole::backup));
   }
+  reconnects_.resize(qps_.size());
+}
+
+void Connection::connect_one(size_t index) {
+  const EndpointConfig& e = endpoint_.config();
+  const ConnectionQp& q = qps_[index];
+  rnic::connect_qp(*q.qp, rnic::QpConnection{.dest_ip = peer_->ip,
+                                             .dest_qp_num = peer_->qps[index].qpn,
+                                             .rq_psn = peer_->qps[index].first_psn,
+                                             .sq_psn = q.first_psn,
+                                             .path_mtu = std::min(config_.mtu, peer_->mtu),
+                                             .access = rnic::Access::remote_write,
+                                             .sgid_index = e.gid_index,
+                                             .traffic_class = e.data_traffic_class,
+                                             .udp_sport = q.source_port,
+                                             .timeout = config_.rc_timeout,
+                                             .retry_cnt = config_.rc_retry_cnt});
 }
 
 void Connection::attach_peer(const ConnectionOffer& peer) {
   if (peer_) throw Error("connection {} is already connected", id_);
-  const EndpointConfig& e = endpoint_.config();
-  for (size_t i = 0; i < qps_.size(); ++i) {
-    rnic::connect_qp(*qps_[i].qp, rnic::QpConnection{.dest_ip = peer.ip,
-                                                     .dest_qp_num = peer.qps[i].qpn,
-                                                     .rq_psn = peer.qps[i].first_psn,
-                                                     .sq_psn = qps_[i].first_psn,
-                                                     .path_mtu = std::min(config_.mtu, peer.mtu),
-                                                     .access = rnic::Access::remote_write,
-                                                     .sgid_index = e.gid_index,
-                                                     .traffic_class = e.data_traffic_class,
-                                                     .udp_sport = qps_[i].source_port,
-                                                     .timeout = config_.rc_timeout,
-                                                     .retry_cnt = config_.rc_retry_cnt});
-  }
   peer_ = std::make_unique<ConnectionOffer>(peer);
+  for (size_t i = 0; i < qps_.size(); ++i) connect_one(i);
   receiver_->start();
   sender_->start();
+}
+
+bool Connection::has_primary() const {
+  return std::any_of(qps_.begin(), qps_.end(),
+                     [](const ConnectionQp& q) { return q.role == QpRole::primary; });
 }
 
 rnic::QueuePair& Connection::primary() {
@@ -62,19 +80,37 @@ rnic::QueuePair& Connection::primary() {
   throw Error("connection {} has no primary QP", id_);
 }
 
-bool Connection::fail_over() {
-  const auto primary = std::find_if(
-      qps_.begin(), qps_.end(), [](const ConnectionQp& q) { return q.role == QpRole::primary; });
-  // The next backup after the primary, round the set: a UC QP keeps no connection state, so a
-  // UC primary that lost its path joins the end of the rotation; a failed RC QP is in error.
+bool Connection::reconnecting() const {
+  return std::any_of(qps_.begin(), qps_.end(),
+                     [](const ConnectionQp& q) { return q.role == QpRole::reconnecting; });
+}
+
+bool Connection::promote_backup_after(size_t index) {
   for (size_t step = 1; step < qps_.size(); ++step) {
-    ConnectionQp& next = qps_[(static_cast<size_t>(primary - qps_.begin()) + step) % qps_.size()];
+    ConnectionQp& next = qps_[(index + step) % qps_.size()];
     if (next.role != QpRole::backup) continue;
-    primary->role = primary->qp->state() == rnic::QpState::err ? QpRole::failed : QpRole::backup;
     next.role = QpRole::primary;
     return true;
   }
   return false;
+}
+
+bool Connection::fail_over() {
+  const auto primary = std::find_if(
+      qps_.begin(), qps_.end(), [](const ConnectionQp& q) { return q.role == QpRole::primary; });
+  if (primary == qps_.end()) return false;
+  const auto index = static_cast<size_t>(primary - qps_.begin());
+  if (config_.reconnect) {
+    primary->role = QpRole::reconnecting;
+    const bool promoted = promote_backup_after(index);
+    begin_reconnect(index);
+    return promoted;
+  }
+  // Without reconnects a UC QP, which keeps no connection state, rejoins the end of the
+  // rotation; a failed RC QP is in error for good.
+  if (!promote_backup_after(index)) return false;
+  primary->role = primary->qp->state() == rnic::QpState::err ? QpRole::failed : QpRole::backup;
+  return true;
 }
 
 uint64_t Connection::send(const MessageBuffer& message, SendCallback done) {

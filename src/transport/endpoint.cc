@@ -13,6 +13,7 @@ namespace {
 using rnic::kGrhBytes;  // a UD receive buffer starts with room for the GRH
 constexpr uint32_t kAckSlotBytes = 256;
 static_assert(kGrhBytes + kSoftAckMaxSize <= kAckSlotBytes);
+static_assert(kGrhBytes + kControlMessageSize <= kAckSlotBytes);
 constexpr size_t kPollBatch = 64;
 // Each piece of transport memory gets its own address range with a gap, so a stray address
 // never lands in a neighbour.
@@ -97,7 +98,8 @@ uint16_t Endpoint::fresh_source_port() {
   return static_cast<uint16_t>(random_.uniform_int(49152, 65535));
 }
 
-bool Endpoint::post_ack(const ConnectionOffer& peer, const SoftAck& ack) {
+template <typename Encode>
+bool Endpoint::post_ud(const ConnectionOffer& peer, Encode&& encode) {
   if (free_ack_send_slots_.empty()) {
     ++stats_.ack_slots_exhausted;
     return false;
@@ -105,11 +107,9 @@ bool Endpoint::post_ack(const ConnectionOffer& peer, const SoftAck& ack) {
   const uint32_t slot = free_ack_send_slots_.back();
   free_ack_send_slots_.pop_back();
   world::Payload payload;
-  payload.bytes.resize(kSoftAckMaxSize);
-  const auto size = encode_soft_ack(ack, payload.bytes);
-  if (!size) throw Error("software ACK does not encode: {}", wire::describe(size.error));
-  payload.bytes.resize(size.value);
-  payload.length = static_cast<uint32_t>(size.value);
+  payload.bytes.resize(kAckSlotBytes - kGrhBytes);
+  payload.length = static_cast<uint32_t>(encode(std::span(payload.bytes)));
+  payload.bytes.resize(payload.length);
   const uint64_t addr = ack_memory_->base() + uint64_t{slot} * kAckSlotBytes;
   ack_memory_->write(addr, payload);
   rnic::SendWr wr;
@@ -119,6 +119,22 @@ bool Endpoint::post_ack(const ConnectionOffer& peer, const SoftAck& ack) {
   wr.ud = rnic::UdDestination{.ip = peer.ip, .qp_num = peer.ud_qpn, .qkey = peer.qkey};
   ud_qp_->post_send(wr);
   return true;
+}
+
+bool Endpoint::post_ack(const ConnectionOffer& peer, const SoftAck& ack) {
+  return post_ud(peer, [&ack](std::span<std::byte> out) {
+    const auto size = encode_soft_ack(ack, out);
+    if (!size) throw Error("software ACK does not encode: {}", wire::describe(size.error));
+    return size.value;
+  });
+}
+
+bool Endpoint::post_control(const ConnectionOffer& peer, const ControlMessage& message) {
+  return post_ud(peer, [&message](std::span<std::byte> out) {
+    const auto size = encode_control_message(message, out);
+    if (!size) throw Error("control message does not encode: {}", wire::describe(size.error));
+    return size.value;
+  });
 }
 
 void Endpoint::repost_ack_receive(uint64_t slot) {
@@ -156,23 +172,40 @@ void Endpoint::on_ack_completion(const rnic::WorkCompletion& wc) {
     return;
   }
   if (wc.status == rnic::WcStatus::success && wc.byte_len >= kGrhBytes) {
-    std::array<std::byte, kSoftAckMaxSize> bytes;
-    const uint32_t length = std::min<uint32_t>(wc.byte_len - kGrhBytes, kSoftAckMaxSize);
+    std::array<std::byte, kAckSlotBytes - kGrhBytes> bytes;
+    const uint32_t length = std::min<uint32_t>(wc.byte_len - kGrhBytes, bytes.size());
     ack_memory_->copy_out(ack_memory_->base() + wc.wr_id * kAckSlotBytes + kGrhBytes,
                           std::span(bytes).first(length));
-    const auto ack = decode_soft_ack(std::span(bytes).first(length));
-    Connection* c = ack && ack.value.connection >= 1 && ack.value.connection <= connections_.size()
-                        ? connections_[ack.value.connection - 1].get()
-                        : nullptr;
-    // Only the connection's peer may acknowledge its WQEs.
-    if (c != nullptr && c->connected() && c->peer().ip == wc.src_ip &&
-        c->peer().ud_qpn == wc.src_qp) {
-      c->on_ack(ack.value, wc.hw_timestamp);
-    } else {
-      ++stats_.acks_unroutable;
-    }
+    dispatch_ud(wc, std::span(bytes).first(length));
   }
   if (wc.status != rnic::WcStatus::flush_error) repost_ack_receive(wc.wr_id);
+}
+
+void Endpoint::dispatch_ud(const rnic::WorkCompletion& wc, std::span<const std::byte> bytes) {
+  // Only a connection's peer may acknowledge its WQEs or ask to reconnect its QPs.
+  const auto from_peer = [&](uint32_t id) -> Connection* {
+    Connection* c = id >= 1 && id <= connections_.size() ? connections_[id - 1].get() : nullptr;
+    const bool ok = c != nullptr && c->connected() && c->peer().ip == wc.src_ip &&
+                    c->peer().ud_qpn == wc.src_qp;
+    return ok ? c : nullptr;
+  };
+  if (is_control_message(bytes)) {
+    const auto message = decode_control_message(bytes);
+    Connection* c = message ? from_peer(message.value.connection) : nullptr;
+    if (c != nullptr) {
+      c->on_control(message.value);
+    } else {
+      ++stats_.controls_unroutable;
+    }
+    return;
+  }
+  const auto ack = decode_soft_ack(bytes);
+  Connection* c = ack ? from_peer(ack.value.connection) : nullptr;
+  if (c != nullptr) {
+    c->on_ack(ack.value, wc.hw_timestamp);
+  } else {
+    ++stats_.acks_unroutable;
+  }
 }
 
 void Endpoint::on_data_completion(const rnic::WorkCompletion& wc) {

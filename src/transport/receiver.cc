@@ -42,13 +42,17 @@ Receiver::~Receiver() {
 }
 
 void Receiver::start() {
-  const uint64_t slots = uint64_t{config_.receive_slots} * connection_.qps().size();
-  for (uint64_t slot = 0; slot < slots; ++slot) repost(slot);
+  for (size_t index = 0; index < connection_.qps().size(); ++index) post_receives(index);
+}
+
+void Receiver::post_receives(size_t qp_index) {
+  const uint64_t first = uint64_t{config_.receive_slots} * qp_index;
+  for (uint64_t slot = first; slot < first + config_.receive_slots; ++slot) repost(slot);
 }
 
 void Receiver::repost(uint64_t slot) {
   rnic::QueuePair& qp = *connection_.qps()[slot / config_.receive_slots].qp;
-  if (qp.state() == rnic::QpState::err) return;  // a failed QP takes no more receives
+  if (qp.state() != rnic::QpState::rts) return;  // failed, or a reconnect not yet agreed
   rnic::RecvWr wr;
   wr.wr_id = slot;
   wr.sge = rnic::Sge{.addr = slot_address(slot), .length = slot_bytes_, .lkey = slot_region_->lkey};
@@ -64,7 +68,11 @@ void Receiver::on_completion(const rnic::WorkCompletion& wc) {
   } else {
     on_write(wc);
   }
-  repost(wc.wr_id);
+  // A QP replaced by a reconnect got all its slots posted on the new one: a completion of the
+  // old QP still queued here gives its slot back to nobody.
+  if (wc.qp_num == connection_.qps()[wc.wr_id / config_.receive_slots].qp->qp_num()) {
+    repost(wc.wr_id);
+  }
 }
 
 void Receiver::on_send(const rnic::WorkCompletion& wc, uint64_t slot_addr) {

@@ -31,6 +31,8 @@ class Receiver {
 
   // Posts every receive slot on every data QP; call once the QPs are connected.
   void start();
+  // Posts every receive slot of one QP (a reconnect's fresh QP, once connected).
+  void post_receives(size_t qp_index);
   void on_completion(const rnic::WorkCompletion& wc);
   void set_handler(DeliveryHandler handler) { handler_ = std::move(handler); }
 

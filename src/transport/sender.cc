@@ -112,10 +112,14 @@ void Sender::schedule_pump() {
 
 void Sender::pump() {
   if (!connection_.connected() || failed_) return;
-  if (connection_.primary().state() == rnic::QpState::err) {
-    fail_all();  // no QP left to carry anything (every backup failed before)
+  if (!connection_.has_primary()) {
+    // Every QP is gone. While a reconnect may still bring one back, wait for it; otherwise
+    // nothing can carry the messages.
+    if (!connection_.reconnecting()) fail_all();
     return;
   }
+  // The NIC failed the primary and its failed completion is on its way: fail_over_rc decides.
+  if (connection_.primary().state() == rnic::QpState::err) return;
   while (post_next()) {
   }
 }
@@ -330,7 +334,10 @@ Sender::Step Sender::post_chunk() {
 }
 
 Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes) {
-  if (outstanding_ == 0) last_progress_ = scheduler_.now();
+  // Posting into an empty pipe starts the RTO clock afresh, unless the pipe is empty because
+  // its WQEs were declared lost: a tail probe resending one WQE at a time on a dead path must
+  // not keep the timeouts (and with them the failover) from ever coming.
+  if (outstanding_ == 0 && !loss_unrepaired_) last_progress_ = scheduler_.now();
   InFlight& wqe = in_flight_.emplace_back();
   wqe.global = next_global_++;
   wqe.kind = kind;

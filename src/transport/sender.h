@@ -33,6 +33,11 @@ class Sender {
   void on_send_completion(const rnic::WorkCompletion& wc);
   void on_ack(const SoftAck& ack, Time ack_received_nic_time);
   void start() { pump(); }
+  // The connection's QP set changed (a reconnect finished or was abandoned): post on the new
+  // primary, or fail every message if no QP is left.
+  void on_qps_changed() { pump(); }
+  // The peer asked to reconnect our primary; `promoted`: a backup took over.
+  void on_primary_taken(bool promoted);
 
   bool idle() const;
   const SenderStats& stats() const { return stats_; }
@@ -153,6 +158,9 @@ class Sender {
   // Arms the probe for the tail WQE `global` (the hinted one that just left the NIC).
   void arm_tail_probe(uint64_t global);
   void fail_over_rc(uint32_t failed_qp);
+  // RC: every WQE not yet completed goes again (its QP can no longer complete it).
+  void resend_in_flight();
+  void count_failover();
 
   Connection& connection_;
   Endpoint& endpoint_;
@@ -186,6 +194,7 @@ class Sender {
   Time last_progress_;
   Time nic_busy_until_;  // RC: when the NIC is estimated to finish the WQEs posted so far
   uint32_t timeouts_in_a_row_ = 0;
+  bool loss_unrepaired_ = false;        // WQEs declared lost since the last acknowledged progress
   std::optional<Time> failed_over_at_;  // until the first acknowledgement on the new primary
   bool failed_ = false;
   SenderStats stats_;

@@ -50,6 +50,7 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
       rtt_.add(rtt);
       ++stats_.rtt_samples;
       last_progress_ = scheduler_.now();
+      loss_unrepaired_ = false;
       cc_->on_ack(AckEvent{.now = scheduler_.now(), .acked_bytes = wqe->bytes, .rtt = rtt});
       acknowledge(*wqe);
     } else {
@@ -87,6 +88,7 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
   if (acked_bytes > 0) {
     last_progress_ = now;
     timeouts_in_a_row_ = 0;
+    loss_unrepaired_ = false;
   }
   // One path delivers a QP's WQEs in order: an older WQE not acknowledged by now is lost.
   bool lost = false;
@@ -145,6 +147,7 @@ void Sender::acknowledge(InFlight& wqe) {
 
 void Sender::declare_lost(InFlight& wqe) {
   wqe.done = true;
+  loss_unrepaired_ = true;
   --outstanding_;
   bytes_in_flight_ -= wqe.bytes;
   if (wqe.kind != Kind::chunk) {
@@ -242,8 +245,7 @@ void Sender::on_timer() {
   cc_->on_timeout(now);
   last_progress_ = now;
   if (timeouts_in_a_row_ % kTimeoutsBeforeFailover == 0 && connection_.fail_over()) {
-    ++stats_.failovers;
-    failed_over_at_ = now;
+    count_failover();
   }
   pump();
   arm_timer();
@@ -275,17 +277,37 @@ void Sender::arm_tail_probe(uint64_t global) {
   });
 }
 
-void Sender::fail_over_rc(uint32_t failed_qp) {
-  // Every WQE not completed on the failed QP goes again on the new primary; the receiver
-  // suppresses the ones it had already received (the race of A.2.1).
+void Sender::resend_in_flight() {
+  // The receiver suppresses the ones it had already received (the race of A.2.1).
   for (InFlight& wqe : in_flight_) {
     if (!wqe.done) declare_lost(wqe);
   }
   cc_->on_loss(scheduler_.now());
-  if (connection_.primary().qp_num() == failed_qp && connection_.fail_over()) {
-    ++stats_.failovers;
-    failed_over_at_ = scheduler_.now();
+}
+
+void Sender::count_failover() {
+  ++stats_.failovers;
+  failed_over_at_ = scheduler_.now();
+}
+
+void Sender::fail_over_rc(uint32_t failed_qp) {
+  // Every WQE not completed on the failed QP goes again on the new primary.
+  resend_in_flight();
+  if (!connection_.has_primary() || connection_.primary().qp_num() != failed_qp) return;
+  if (connection_.fail_over()) {
+    count_failover();
+  } else if (!connection_.reconnecting()) {
+    fail_all();  // no backup left and no reconnect to wait for
   }
+}
+
+void Sender::on_primary_taken(bool promoted) {
+  // A UC QP's WQEs that left already are acknowledged by software ACKs whatever QP carries
+  // them; the ones it still held are flushed and resent from their completions. An RC QP's
+  // WQEs are acknowledged by that QP only, which is gone.
+  if (config_.reliability == Reliability::hardware_rc) resend_in_flight();
+  if (promoted) count_failover();
+  pump();
 }
 
 }  // namespace bifrost::transport

@@ -198,31 +198,13 @@ TEST(Connection, RcFailoverOnLostAcksDeliversExactlyOnce) {
   RecordProperty("failover_gap_ns", std::to_string(s.last_failover_gap.picoseconds() / 1000));
   EXPECT_GT(s.last_failover_gap, Time::zero());
   EXPECT_LT(s.last_failover_gap, Time::us(100));
-  EXPECT_EQ(pair.side(0).connection->qps()[0].role, QpRole::failed);
-}
-
-TEST(Connection, RcWithEveryQpFailedCompletesMessagesAsFailed) {
-  TransportPairConfig c = lossless();
-  c.transport.reliability = Reliability::hardware_rc;
-  c.transport.rc_timeout = 1;
-  c.transport.backup_qps = 1;
-  TransportPair pair(c);
-  sim::EventKernel& kernel = pair.kernel();
-  pair.wire().set_drop_filter(0, [&kernel](const world::Packet&) {
-    return kernel.now() > Time::us(20);  // the peer vanishes
-  });
-  int failed = 0;
-  TransportPair::Side& a = pair.side(0);
-  for (int i = 0; i < 10; ++i) {
-    a.connection->send(
-        MessageBuffer{a.app_region, TransportPair::kAppBase, 50000},
-        [&failed](const SendCompletion& done) { failed += done.status == SendStatus::failed; });
-  }
-  kernel.run_until(Time::ms(20));
-  EXPECT_EQ(failed + static_cast<int>(a.connection->sender_stats().messages_sent), 10);
-  EXPECT_GT(failed, 0);
-  EXPECT_EQ(a.connection->sender_stats().failovers, 1u);
-  EXPECT_TRUE(a.connection->idle());
+  // The failed QP was replaced in the background by a fresh one on a new UDP source port.
+  const ConnectionQp& replaced = pair.side(0).connection->qps()[0];
+  EXPECT_EQ(pair.side(0).connection->stats().reconnects_done, 1u);
+  EXPECT_EQ(pair.side(1).connection->stats().reconnects_accepted, 1u);
+  EXPECT_EQ(replaced.role, QpRole::backup);
+  EXPECT_NE(replaced.qp->qp_num(), primary);
+  EXPECT_EQ(replaced.qp->state(), rnic::QpState::rts);
 }
 
 }  // namespace

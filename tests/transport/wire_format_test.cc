@@ -1,10 +1,13 @@
 // The transport's own bytes: the WRITE immediate, the SEND header and the software ACK.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <limits>
 #include <vector>
 
 #include "bifrost/core/error.h"
+#include "bifrost/transport/wire/control_message.h"
 #include "bifrost/transport/wire/send_header.h"
 #include "bifrost/transport/wire/soft_ack.h"
 #include "bifrost/transport/wire/write_imm.h"
@@ -155,6 +158,62 @@ TEST(SoftAck, DecoderRejectsMalformedAcks) {
   bad.assign(good.begin(), good.end());
   bad[28] = std::byte{0x80};  // a WRITE entry with the hint bit
   EXPECT_EQ(decode_soft_ack(bad).error, wire::WireError::kFieldOutOfRange);
+}
+
+TEST(ControlMessage, RoundTripsAndIsToldApartFromAnAck) {
+  const ControlMessage m{.connection = 7,
+                         .kind = ControlKind::reconnect_reply,
+                         .qp_index = 2,
+                         .sequence = 0xDEADBEEF,
+                         .qpn = 0xFFFFFF,
+                         .psn = 0x123456};
+  std::array<std::byte, kControlMessageSize> bytes{};
+  const auto size = encode_control_message(m, bytes);
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(size.value, 20u);
+  EXPECT_TRUE(is_control_message(bytes));
+  const auto back = decode_control_message(bytes);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back.value.connection, 7u);
+  EXPECT_EQ(back.value.kind, ControlKind::reconnect_reply);
+  EXPECT_EQ(back.value.qp_index, 2u);
+  EXPECT_EQ(back.value.sequence, 0xDEADBEEFu);
+  EXPECT_EQ(back.value.qpn, 0xFFFFFFu);
+  EXPECT_EQ(back.value.psn, 0x123456u);
+
+  SoftAck ack;
+  ack.connection = 7;
+  ack.count = 1;
+  std::array<std::byte, kSoftAckMaxSize> ack_bytes{};
+  const auto ack_size = encode_soft_ack(ack, ack_bytes);
+  ASSERT_TRUE(ack_size.ok());
+  EXPECT_FALSE(is_control_message(std::span(ack_bytes).first(ack_size.value)));
+}
+
+TEST(ControlMessage, RejectsMalformedMessages) {
+  ControlMessage m{.connection = 1, .qpn = 5, .psn = 9};
+  std::array<std::byte, kControlMessageSize + 1> bytes{};
+  ASSERT_TRUE(encode_control_message(m, bytes).ok());
+  const std::span good = std::span(bytes).first(kControlMessageSize);
+  EXPECT_EQ(decode_control_message(good.first(19)).error, wire::WireError::kTruncated);
+  EXPECT_EQ(decode_control_message(bytes).error, wire::WireError::kPayloadNotAllowed);
+  auto bad = bytes;
+  bad[5] = std::byte{3};  // unknown kind
+  EXPECT_EQ(decode_control_message(std::span(bad).first(20)).error,
+            wire::WireError::kFieldOutOfRange);
+  bad = bytes;
+  bad[12] = std::byte{1};  // QPN above 24 bits
+  EXPECT_EQ(decode_control_message(std::span(bad).first(20)).error,
+            wire::WireError::kFieldOutOfRange);
+  bad = bytes;
+  bad[16] = std::byte{1};  // PSN above 24 bits
+  EXPECT_EQ(decode_control_message(std::span(bad).first(20)).error,
+            wire::WireError::kFieldOutOfRange);
+  m.psn = 1u << 24;
+  EXPECT_EQ(encode_control_message(m, bytes).error, wire::WireError::kFieldOutOfRange);
+  m.psn = 0;
+  EXPECT_EQ(encode_control_message(m, std::span(bytes).first(19)).error,
+            wire::WireError::kBufferTooSmall);
 }
 
 }  // namespace

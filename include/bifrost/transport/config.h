@@ -60,6 +60,15 @@ struct TransportConfig {
   uint64_t arena_bytes = 16 * 1024 * 1024;  // where large messages land
   uint32_t backup_qps = 2;                  // pre-connected, beside the primary
 
+  // Background reconnect (A.3): a primary QP given up (RC: retries exhausted; UC: 3 timeouts in
+  // a row) is replaced by a fresh QP with a new first PSN and a new UDP source port, so ECMP
+  // hashes it onto another path; the peers agree on the new pair by control messages on the UD
+  // QP, the request repeated every reconnect_interval, at most reconnect_attempts times. Off: a
+  // failed RC QP stays failed and a UC primary rejoins the rotation unchanged.
+  bool reconnect = true;
+  Time reconnect_interval = Time::ms(1);
+  uint32_t reconnect_attempts = 10;
+
   // RC mode: the NIC's retry count before a QP fails over (A.2).
   uint8_t rc_retry_cnt = 2;
   uint8_t rc_timeout = 8;  // 4.096 us * 2^timeout

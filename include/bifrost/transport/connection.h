@@ -19,7 +19,9 @@
 #include "bifrost/transport/message.h"
 #include "bifrost/transport/rtt/rtt_estimator.h"
 #include "bifrost/transport/stats.h"
+#include "bifrost/transport/wire/control_message.h"
 #include "bifrost/transport/wire/soft_ack.h"
+#include "bifrost/world/scheduler.h"
 
 namespace bifrost::transport {
 
@@ -29,8 +31,10 @@ class Sender;
 class Receiver;
 
 // A connection's QPs and what each is for. Several may be active at once later (shadow QPs,
-// one per path); Bifröst uses one primary and pre-connected backups.
-enum class QpRole : uint8_t { primary, backup, failed };
+// one per path); Bifröst uses one primary and pre-connected backups. A primary given up is
+// `reconnecting` until the peer agrees on a fresh QP for its place (then a backup again), or
+// `failed` if reconnects are off or the peer never answers.
+enum class QpRole : uint8_t { primary, backup, reconnecting, failed };
 
 struct ConnectionQp {
   rnic::QueuePair* qp = nullptr;
@@ -61,6 +65,7 @@ class Connection {
   const ReceiverStats& receiver_stats() const;
   uint64_t window_bytes() const;
   const RttEstimator& rtt() const;
+  const ConnectionStats& stats() const { return stats_; }
   const std::vector<ConnectionQp>& qps() const { return qps_; }
 
   // Called by the endpoint.
@@ -68,19 +73,58 @@ class Connection {
   void on_send_completion(const rnic::WorkCompletion& wc);
   void on_receive_completion(const rnic::WorkCompletion& wc);
   void on_ack(const SoftAck& ack, Time ack_received_nic_time);
+  // A control message from the peer (the endpoint checked its source).
+  void on_control(const ControlMessage& message);
   const ConnectionOffer& peer() const { return *peer_; }
   Endpoint& endpoint() { return endpoint_; }
+  // The QP new WQEs go on. has_primary() is false while every QP is reconnecting.
+  bool has_primary() const;
   rnic::QueuePair& primary();
-  // Makes the next backup QP the primary (A.3); false if there is none.
+  bool reconnecting() const;
+  // Gives up the primary's path (A.3): the next backup becomes the primary, and the old one is
+  // reconnected in the background (or, with reconnect off, marked failed if the NIC put it in
+  // error and otherwise left in the rotation). Returns whether a backup took over.
   bool fail_over();
 
  private:
+  // Per QP index: the reconnect this side asked for, and the last request it answered.
+  struct Reconnect {
+    bool pending = false;
+    uint32_t sequence = 0;
+    uint32_t attempts = 0;
+    Time started;
+    world::TimerId retry;
+    bool answered = false;
+    ControlMessage reply;  // what the last answered request got, sent again for a repeat
+  };
+
   void create_qps();
+  ConnectionQp fresh_qp(QpRole role);
+  // Connects QP `index` to the peer's QP `peer.qps[index]`.
+  void connect_one(size_t index);
+  // Makes the next backup after `index` the primary; false if there is none.
+  bool promote_backup_after(size_t index);
+  // Background reconnect (connection_reconnect.cc).
+  void begin_reconnect(size_t index);
+  void send_reconnect_request(size_t index);
+  void on_reconnect_request(const ControlMessage& request);
+  void on_reconnect_reply(const ControlMessage& reply);
+  // Puts the QP at `index` in error (flushing what it held) and a fresh one, with a new first
+  // PSN and UDP source port, in its place.
+  void replace_qp(size_t index, QpRole role);
+  // Connects the fresh QP at `index` to the peer's new QP and posts its receives.
+  void bring_up(size_t index, uint32_t peer_qpn, uint32_t peer_psn);
+  // Whether this side yields when both ask to reconnect the same QP at once.
+  bool yields_to_peer() const;
 
   Endpoint& endpoint_;
   uint32_t id_;
   TransportConfig config_;
   std::vector<ConnectionQp> qps_;
+  std::vector<Reconnect> reconnects_;      // by QP index
+  std::vector<rnic::QueuePair*> retired_;  // replaced QPs, oldest first (destroyed later)
+  uint32_t next_sequence_ = 1;
+  ConnectionStats stats_;
   std::unique_ptr<ConnectionOffer> peer_;
   std::unique_ptr<Sender> sender_;
   std::unique_ptr<Receiver> receiver_;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "bifrost/transport/config.h"
 #include "bifrost/transport/connection.h"
 #include "bifrost/transport/rtt/clock_sync.h"
+#include "bifrost/transport/wire/control_message.h"
 #include "bifrost/transport/wire/soft_ack.h"
 
 namespace bifrost::transport {
@@ -54,8 +56,9 @@ struct ConnectionOffer {
 
 struct EndpointStats {
   uint64_t polls = 0;
-  uint64_t acks_unroutable = 0;  // ACKs naming no live connection, or malformed
-  uint64_t ack_slots_exhausted = 0;
+  uint64_t acks_unroutable = 0;      // ACKs naming no live connection, or malformed
+  uint64_t controls_unroutable = 0;  // control messages naming no connection, or malformed
+  uint64_t ack_slots_exhausted = 0;  // ACKs and control messages not sent: no free UD buffer
 };
 
 class Endpoint {
@@ -83,6 +86,12 @@ class Endpoint {
   // For connections: posts a software ACK to the peer's UD QP. Returns false (and counts it) if
   // every ACK buffer is still in use; the ACK is then lost like a dropped packet.
   bool post_ack(const ConnectionOffer& peer, const SoftAck& ack);
+  // The same for a control message.
+  bool post_control(const ConnectionOffer& peer, const ControlMessage& message);
+  // Routes the data completions of a QP made after the connection was created (a reconnect)
+  // to it; forget_qp stops that once the QP is destroyed.
+  void register_qp(uint32_t qp_num, Connection& connection) { by_qpn_[qp_num] = &connection; }
+  void forget_qp(uint32_t qp_num) { by_qpn_.erase(qp_num); }
   // A new random 24-bit first PSN / a UDP source port from the endpoint's stream.
   uint32_t fresh_psn();
   uint16_t fresh_source_port();
@@ -93,6 +102,12 @@ class Endpoint {
   void schedule_poll();
   void poll();
   void on_ack_completion(const rnic::WorkCompletion& wc);
+  // A received UD message (ACK or control) from `wc`'s source: to its connection, if the
+  // source is that connection's peer.
+  void dispatch_ud(const rnic::WorkCompletion& wc, std::span<const std::byte> bytes);
+  // Posts `length` bytes that `encode` writes into a free UD send buffer to the peer's UD QP.
+  template <typename Encode>
+  bool post_ud(const ConnectionOffer& peer, Encode&& encode);
   void on_data_completion(const rnic::WorkCompletion& wc);
   void repost_ack_receive(uint64_t slot);
 
