@@ -38,7 +38,6 @@ Switch::Switch(world::Scheduler& scheduler, SwitchConfig config)
       markers_(make_markers(config_.ecn)),
       ecn_rng_(config_.seed, "ecn"),
       ingress_control_(config_.ports),
-      watched_(config_.ports, 0),
       port_counters_(config_.ports) {
   for (uint32_t i = 0; i < config_.ports; ++i) {
     egress_.emplace_back(scheduler_, i, config_.scheduling);
@@ -69,17 +68,12 @@ const SwitchPortCounters& Switch::port_counters(uint32_t port) const {
 
 void Switch::set_ingress_flow_control(uint32_t port, std::unique_ptr<IngressFlowControl> control) {
   check_port(port);
-  for (int p = 0; p < kPriorities; ++p) {
-    buffer_.set_ingress_limits(port, p, control ? control->limits(p) : IngressLimits{});
-  }
-  if (control) control->attach(buffer_, port);
-  watched_[port] = control ? control->watched_priorities() : 0;
-  ingress_control_[port] = std::move(control);
+  ingress_control_.install(buffer_, port, std::move(control));
 }
 
 IngressFlowControl* Switch::ingress_flow_control(uint32_t port) const {
   check_port(port);
-  return ingress_control_[port].get();
+  return ingress_control_.at(port);
 }
 
 void Switch::receive_data(uint32_t in_port, world::PacketPtr packet, uint32_t frame_bytes) {
@@ -113,9 +107,7 @@ void Switch::receive_data(uint32_t in_port, world::PacketPtr packet, uint32_t fr
   }
   ++counters_.forwarded_packets;
   // Flow control hears of the admission before an idle port can already release the frame.
-  if ((watched_[in_port] >> priority) & 1) {
-    ingress_control_[in_port]->on_admitted(priority, buffer_.ingress_usage(in_port, priority));
-  }
+  ingress_control_.admitted(buffer_, in_port, priority);
   out.enqueue(priority,
               QueuedPacket{std::move(packet), frame_bytes, make_tag(in_port, admission.pool)});
 }
@@ -123,9 +115,7 @@ void Switch::receive_data(uint32_t in_port, world::PacketPtr packet, uint32_t fr
 void Switch::on_dequeue(uint32_t out_port, int priority, uint32_t frame_bytes, uint32_t tag) {
   const uint32_t in_port = tag >> 8;
   buffer_.release(in_port, out_port, priority, frame_bytes, static_cast<BufferPool>(tag & 0xFF));
-  if ((watched_[in_port] >> priority) & 1) {
-    ingress_control_[in_port]->on_released(priority, buffer_.ingress_usage(in_port, priority));
-  }
+  ingress_control_.released(buffer_, in_port, priority);
 }
 
 void Switch::receive_control(uint32_t port, const ControlFrame& frame) {

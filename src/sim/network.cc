@@ -44,7 +44,7 @@ Network::Network(world::Scheduler& scheduler, topology::Graph graph, const Netwo
     adjacency_[edge.b].push_back({e, edge.a, static_cast<uint32_t>(adjacency_[edge.b].size())});
   }
   build_nodes(config);
-  build_links(config.seed);
+  build_links(config);
   install_routes();
   install_flow_control(config);
 }
@@ -73,7 +73,8 @@ net::EgressPort& Network::egress_of(uint32_t node, uint32_t port) {
   return switches_[node - graph_.hosts]->egress(port);
 }
 
-void Network::build_links(uint64_t seed) {
+void Network::build_links(const NetworkConfig& config) {
+  const uint64_t seed = config.seed;
   std::vector<uint32_t> next_port(graph_.nodes.size(), 0);
   auto end_of = [&](uint32_t node) {
     const uint32_t port = next_port[node]++;
@@ -88,6 +89,12 @@ void Network::build_links(uint64_t seed) {
     lc.seed = seed * 1'000'003 + 500'009 + links_.size();  // its own jitter stream per link
     const net::LinkEnd a = end_of(edge.a);
     const net::LinkEnd b = end_of(edge.b);
+    swing_site_of_link_.push_back(-1);
+    if (const auto* swing = swing_of(config, edge.link_class)) {
+      swing_site_of_link_.back() = static_cast<int32_t>(swing_sites_.size());
+      links_.push_back(build_swing_link(config, *swing, edge, lc, a, b));
+      continue;
+    }
     links_.push_back({fmt::format("{}-{}", graph_.nodes[edge.a].name, graph_.nodes[edge.b].name),
                       edge.link_class, edge.a, edge.b,
                       std::make_unique<net::Link>(scheduler_, lc, a, b)});
@@ -164,7 +171,7 @@ std::vector<const Network::LinkInfo*> Network::shortest_path(uint32_t src, uint3
   for (uint32_t n = src; n != dst;) {
     for (const auto& att : adjacency_[n]) {
       if (dist[att.peer] + 1 == dist[n] && (!graph_.is_host(att.peer) || att.peer == dst)) {
-        path.push_back(&links_[att.link]);
+        append_hop(path, att.link, n);
         n = att.peer;
         break;
       }

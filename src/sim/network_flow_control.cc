@@ -1,5 +1,6 @@
 // Flow control on the links of a Network: [switch.pfc] on every link class without its own
-// [switch.flow_control.<class>] table, and PFC, Bifrost DCI, CBFC or nothing on those with one.
+// [switch.flow_control.<class>] table, and PFC, Bifrost DCI, CBFC, SWING (network_swing.cc) or
+// nothing on those with one.
 // Each switch end of a link controls the egress at the other end (a switch port or a NIC).
 #include <fmt/format.h>
 
@@ -21,15 +22,15 @@ const scenario::LinkClassFlowControl* override_of(const NetworkConfig& config,
   return nullptr;
 }
 
+}  // namespace
+
 // The largest data frame either flow source sends: a full RDMA WRITE FIRST (RETH) or, for the
 // soft RNIC, a full WRITE ONLY with immediate (RETH + ImmDt).
-uint32_t max_data_frame(Bytes mtu) {
+uint32_t Network::max_data_frame(Bytes mtu) {
   const auto payload = static_cast<uint32_t>(mtu.count());
   return std::max(net::data_frame_bytes(wire::Opcode::kRcWriteFirst, payload),
                   net::data_frame_bytes(wire::Opcode::kRcWriteOnlyImm, payload));
 }
-
-}  // namespace
 
 uint32_t Network::port_on_link(uint32_t node, uint32_t link) const {
   for (const auto& att : adjacency_[node]) {
@@ -43,6 +44,15 @@ void Network::install_flow_control(const NetworkConfig& config) {
     const LinkInfo& info = links_[l];
     const auto* fc = override_of(config, info.link_class);
     if (fc == nullptr && !config.switches.pfc.enabled) continue;
+    // SWING's relays are the ends of the long link; they and the switches are set up at once.
+    if (const auto* swing = fc ? std::get_if<scenario::SwingFlowControl>(&fc->kind) : nullptr) {
+      try {
+        install_swing(config, *swing, l);
+      } catch (const Error& e) {
+        throw Error("{}: {}", fc->where, e.what());
+      }
+      continue;
+    }
     for (const auto& [down, up] : {std::pair{info.a, info.b}, std::pair{info.b, info.a}}) {
       if (graph_.is_host(down)) continue;  // a host has no buffer to protect
       // The ports of this very link: parallel links (dci_links) join the same two nodes.
@@ -59,6 +69,7 @@ void Network::install_flow_control(const NetworkConfig& config) {
                 [&](const scenario::PfcConfig& pfc) { install_pfc(config, pfc, info, ends); },
                 [&](const scenario::DciFlowControl& dci) { install_dci(config, dci, ends); },
                 [&](const scenario::CbfcFlowControl& cbfc) { install_cbfc(config, cbfc, ends); },
+                [](const scenario::SwingFlowControl&) {},  // installed above
             },
             fc->kind);
       } catch (const Error& e) {

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "bifrost/core/error.h"
 #include "bifrost/net/frame.h"
@@ -13,6 +16,9 @@
 #include "bifrost/sim/metrics/writers.h"
 #include "bifrost/sim/scenario/flows.h"
 #include "bifrost/sim/topology/graph.h"
+#include "bifrost/sim/workload/text_file.h"
+#include "closed_loop_runs.h"
+#include "flow_carriers.h"
 
 namespace bifrost::sim {
 namespace {
@@ -34,32 +40,6 @@ uint32_t frame_bytes_of(uint64_t index, uint64_t packets, uint32_t payload, bool
     op = immediate ? Opcode::kRcWriteLastImm : Opcode::kRcWriteLast;
   }
   return net::data_frame_bytes(op, payload);
-}
-
-net::LineRateFlowSpec line_rate_spec(const workload::Flow& f, Network& network,
-                                     const scenario::Scenario& sc) {
-  net::LineRateFlowSpec spec;
-  spec.src = &network.host(f.src);
-  spec.dst = &network.host(f.dst);
-  spec.bytes = f.size.count();
-  spec.start = f.start;
-  spec.priority = f.priority;
-  spec.src_port = static_cast<uint16_t>(49152 + f.id % 16384);  // spreads flows over ECMP
-  spec.ecn_capable = sc.switches.ecn.has_value();
-  return spec;
-}
-
-RnicFlowsConfig rnic_config(const scenario::Scenario& sc) {
-  RnicFlowsConfig c;
-  c.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
-  c.timeout = sc.nic.timeout;
-  c.retry_cnt = sc.nic.retry_cnt;
-  c.device.seed = sc.simulation.seed;
-  c.device.recovery.kind = rnic::recovery::parse_engine_kind(sc.nic.recovery);
-  c.device.data_path.ack_every_packets = sc.nic.ack_every_packets;
-  c.device.data_path.ecn_capable = sc.switches.ecn.has_value();
-  if (sc.nic.dcqcn) c.device.dcqcn = rnic::DcqcnConfig{};
-  return c;
 }
 
 class ProgressLine {
@@ -157,19 +137,36 @@ class Sampler {
   Time next_queue_ = Time::max();
 };
 
+// Calls `visit` with the drop counters of every switch and link direction.
+template <typename Visit>
+void visit_drops(Network& network, Visit visit) {
+  for (const auto& sw : network.switches()) visit(sw->counters().drops);
+  for (const auto& info : network.links()) {
+    for (const net::Channel* ch : {&info.link->a_to_b(), &info.link->b_to_a()}) {
+      visit(ch->counters().drops);
+    }
+  }
+}
+
+uint64_t dropped_packets(Network& network) {
+  uint64_t total = 0;
+  visit_drops(network, [&total](const net::DropCounters& drops) {
+    for (const uint64_t n : drops.packets) total += n;
+  });
+  return total;
+}
+
 void collect_counters(Network& network, RunSummary& summary) {
-  auto add_drops = [&](const net::DropCounters& drops) {
+  visit_drops(network, [&summary](const net::DropCounters& drops) {
     for (std::size_t r = 0; r < net::kDropReasonCount; ++r) {
       if (drops.packets[r] == 0) continue;
       summary.metrics.drops.add(net::drop_reason_name(static_cast<net::DropReason>(r)),
                                 drops.packets[r]);
       summary.drops += drops.packets[r];
     }
-  };
-  for (const auto& sw : network.switches()) add_drops(sw->counters().drops);
+  });
   for (const auto& info : network.links()) {
     for (const net::Channel* ch : {&info.link->a_to_b(), &info.link->b_to_a()}) {
-      add_drops(ch->counters().drops);
       summary.data_packets += ch->counters().data_frames_sent;
     }
   }
@@ -207,6 +204,34 @@ Time ideal_fct(Bytes size, uint32_t mtu, const std::vector<const Network::LinkIn
   return leaves.back() + path.back()->link->a_to_b().propagation();
 }
 
+namespace {
+
+// Ideal FCTs by (source, destination, size): a closed loop repeats the same few many times.
+class IdealFcts {
+ public:
+  IdealFcts(Network& network, uint32_t mtu, Time switch_latency, bool immediate_last)
+      : network_(network), mtu_(mtu), latency_(switch_latency), immediate_(immediate_last) {}
+
+  Time operator()(const workload::Flow& f) {
+    const auto key = std::make_tuple(f.src, f.dst, f.size.count());
+    const auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    const Time t =
+        ideal_fct(f.size, mtu_, network_.shortest_path(f.src, f.dst), latency_, immediate_);
+    cache_.emplace(key, t);
+    return t;
+  }
+
+ private:
+  Network& network_;
+  uint32_t mtu_;
+  Time latency_;
+  bool immediate_;
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, Time> cache_;
+};
+
+}  // namespace
+
 RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options) {
   ProgressLine progress(options.progress, options.progress_every_seconds);
   EventKernel kernel;
@@ -220,46 +245,49 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   for (const auto& w : sc.workloads)
     nc.lossless_priorities |= static_cast<uint8_t>(1u << w.priority);
   Network network(kernel, topology::describe(sc.topology), nc);
-  const auto flows = scenario::build_flows(sc);
+  // Closed loops append their requests to `flows` while the run goes.
+  std::vector<workload::Flow> flows = scenario::build_flows(sc);
 
   RunSummary summary;
   summary.metrics.flows =
       metrics::FlowMetrics(metrics::SizeBuckets(sc.metrics.size_buckets), sc.metrics.percentiles);
   const auto mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
-  const bool rnic = sc.nic.model == scenario::NicModel::rnic;
-  // Exactly one of the two carries the flows.
-  std::optional<net::LineRateFlows> line_rate;
-  std::optional<RnicFlows> nics;
-  if (rnic) {
-    nics.emplace(kernel, network, rnic_config(sc));
-    for (const auto& f : flows) nics->add(f);
-  } else {
-    line_rate.emplace(kernel, mtu);
-    for (const auto& f : flows) line_rate->add(line_rate_spec(f, network, sc));
+  const auto carrier = detail::make_flow_carrier(sc, kernel, network);
+  for (const auto& f : flows) carrier->add(f);
+  const auto loops = detail::start_closed_loops(sc, kernel, *carrier, flows);
+  // Drops inside each closed loop's goodput window: counted at its start and at its end.
+  std::vector<std::array<std::optional<uint64_t>, 2>> window_drops(loops.size());
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const ClosedLoopResult r = loops[i]->result();
+    kernel.at(r.window_start, [&, i] { window_drops[i][0] = dropped_packets(network); });
+    kernel.at(r.window_end, [&, i] { window_drops[i][1] = dropped_packets(network); });
   }
-  const auto completed = [&] { return rnic ? nics->completed() : line_rate->completed(); };
   if (options.progress) {
-    fmt::print(options.progress, "{}: {} hosts, {} switches, {} links, {} flows on {}\n", sc.source,
-               network.host_count(), network.switches().size(), network.links().size(),
-               flows.size(),
-               rnic ? fmt::format("soft RNICs ({} recovery{})", sc.nic.recovery,
-                                  sc.nic.dcqcn ? ", DCQCN" : "")
-                    : std::string("line-rate sources"));
+    fmt::print(options.progress, "{}: {} hosts, {} switches, {} links, {} flows{} on {}\n",
+               sc.source, network.host_count(), network.switches().size(), network.links().size(),
+               flows.size(), loops.empty() ? "" : fmt::format(" and {} closed loops", loops.size()),
+               carrier->description());
   }
 
   Sampler sampler(network, sc.metrics, summary.metrics);
   const Time end = sc.simulation.duration.value_or(Time::max());
   const bool until_flows_done = sc.simulation.stop == scenario::StopRule::flows_done;
+  const auto all_done = [&] {
+    const bool loops_done =
+        std::all_of(loops.begin(), loops.end(), [](const auto& l) { return l->finished(); });
+    return loops_done && carrier->completed() == flows.size();
+  };
   const Time slice = Time::us(10);
   for (;;) {
-    if (until_flows_done && completed() == flows.size()) break;
+    if (until_flows_done && all_done()) break;
     if (kernel.pending() == 0 || kernel.now() >= end) break;
     const Time next = std::min({kernel.now() + slice, sampler.next(), end});
     kernel.run_until(next);
     if (kernel.now() >= sampler.next()) sampler.sample(kernel.now());
-    progress.maybe_print(kernel, completed(), flows.size());
+    progress.maybe_print(kernel, carrier->completed(), flows.size());
   }
 
+  IdealFcts ideal(network, mtu, nc.switch_latency, carrier->immediate_last());
   for (const auto& f : flows) {
     metrics::FlowRecord record;
     record.id = f.id;
@@ -267,34 +295,32 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
     record.dst = f.dst;
     record.size = f.size;
     record.start = f.start;
-    if (rnic) {
-      const RnicFlowRecord& r = nics->records()[f.id];
-      if (r.complete) record.finish = r.finish;
-      summary.packets += r.packets;
-    } else {
-      const net::LineRateFlowRecord& r = line_rate->flow(static_cast<uint32_t>(f.id));
-      if (r.complete) record.finish = r.last_byte_received;
-      summary.packets += r.packets;
-    }
-    record.ideal_fct =
-        ideal_fct(f.size, mtu, network.shortest_path(f.src, f.dst), nc.switch_latency, rnic);
+    record.finish = carrier->finish(f.id);
+    summary.packets += carrier->packets(f.id);
+    record.ideal_fct = ideal(f);
     record.tag = f.tag;
     summary.metrics.flows.add(std::move(record));
   }
-  if (rnic) {
-    const rnic::DataPathCounters c = nics->counters();
-    summary.retransmitted = c.tx_retransmitted;
-    summary.timeouts = c.timeouts;
+  carrier->add_counters(summary);
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const uint64_t now = dropped_packets(network);
+    const uint64_t window = window_drops[i][1].value_or(now) - window_drops[i][0].value_or(now);
+    summary.closed_loops.push_back(
+        {loops[i]->spec().tag, loops[i]->spec(), loops[i]->result(), window});
   }
   collect_counters(network, summary);
   summary.flows = flows.size();
-  summary.finished = completed();
+  summary.finished = carrier->completed();
   summary.simulated = kernel.now();
   summary.events = kernel.executed();
   summary.wall_seconds = progress.elapsed();
   if (!options.out_dir.empty()) {
     metrics::RunInfo info{sc.source, sc.simulation.seed, summary.simulated, summary.wall_seconds};
     metrics::write_outputs(summary.metrics, info, options.out_dir, sc.metrics.flow_records);
+    if (!summary.closed_loops.empty()) {
+      workload::write_text_file(options.out_dir / "closed_loop.csv",
+                                detail::closed_loops_csv(summary.closed_loops));
+    }
   }
   return summary;
 }

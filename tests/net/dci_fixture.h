@@ -14,25 +14,9 @@
 #include "bifrost/net/flowctl/pfc.h"
 #include "bifrost/net/line_rate_flows.h"
 #include "net/net_fixture.h"
+#include "net/scripted_drain.h"
 
 namespace bifrost::net::testing {
-
-inline constexpr int kDciPrio = 3;
-inline constexpr uint32_t kMaxFrame = 1102;  // LineRateFlows at MTU 1024: FIRST frame
-
-// Opens and closes the sink-facing egress on the test's script.
-class ScriptedDrain final : public EgressGate {
- public:
-  void on_control(const ControlFrame& /*frame*/) override {}
-  void set_ready(bool ready) {
-    if (ready) {
-      open(kDciPrio);
-    } else {
-      close(kDciPrio);
-    }
-  }
-  bool ready() const { return (closed_mask() >> kDciPrio & 1) == 0; }
-};
 
 struct DciBench {
   Network net;
@@ -84,26 +68,10 @@ struct DciBench {
   uint64_t drops() const { return sw.counters().drops.total_packets(); }
   uint64_t drained() { return sw.egress(1).counters().tx_bytes[kDciPrio]; }
 
-  // Runs until `horizon` with the drain alternately ready and stopped for random periods (up
-  // to 300 us, and stops of 1 ms a quarter of the time: long zero-drain periods and abrupt
-  // restarts). `on_ready(start, end, before)` runs for each ready period: `before` is true at
-  // its start (drain not yet run), false at its end.
+  // Runs the random drain pattern of scripted_drain.h on the sink-facing egress.
   template <typename OnReady>
   void random_drain(RandomStream& rng, Time horizon, OnReady on_ready) {
-    Time t = Time::zero();
-    bool ready = true;
-    while (t < horizon) {
-      Time length = Time::ns(static_cast<int64_t>(rng.uniform_int(0, 300'000)));
-      if (!ready && rng.uniform_int(0, 3) == 0) length = Time::ms(1);
-      const Time end = std::min(horizon, t + length);
-      net.kernel.run_until(t);
-      drain->set_ready(ready);
-      if (ready) on_ready(t, end, true);
-      net.kernel.run_until(end);
-      if (ready) on_ready(t, end, false);
-      ready = !ready;
-      t = end;
-    }
+    bifrost::net::testing::random_drain(net.kernel, *drain, rng, horizon, on_ready);
   }
 };
 

@@ -102,8 +102,8 @@ constexpr BadFile kBadFiles[] = {
     {"bad_fat_tree_tiers.toml",
      "bad_fat_tree_tiers.toml:4:9: topology.tiers: 4 is out of range; valid values: 2 to 3"},
     {"bad_fc_kind.toml",
-     "bad_fc_kind.toml:9:8: switch.flow_control.dci.kind: \"swing\" is not valid; valid choices: "
-     "pfc, dci, cbfc, none"},
+     "bad_fc_kind.toml:9:8: switch.flow_control.dci.kind: \"credits\" is not valid; valid "
+     "choices: pfc, dci, cbfc, swing, none"},
     {"bad_fc_missing_kind.toml",
      "bad_fc_missing_kind.toml:8:1: switch.flow_control.dci: missing required key \"kind\""},
     {"bad_fc_none_key.toml",
@@ -217,7 +217,7 @@ constexpr BadFile kBadFiles[] = {
      "saw '\\n'"},
     {"bad_top_level_key.toml",
      "bad_top_level_key.toml:1:1: unknown top-level key \"seed\"; valid tables: simulation, "
-     "topology, switch, nic, workload, metrics"},
+     "topology, switch, nic, transport, workload, metrics"},
     {"bad_topology_not_table.toml",
      "bad_topology_not_table.toml:1:12: topology: expected a table ([topology]), found a string"},
     {"bad_two_dc_no_dci_delay.toml",
@@ -228,13 +228,47 @@ constexpr BadFile kBadFiles[] = {
      "mtu, progress"},
     {"bad_unknown_table.toml",
      "bad_unknown_table.toml:1:2: unknown top-level table \"simulaton\"; valid tables: simulation, "
-     "topology, switch, nic, workload, metrics"},
+     "topology, switch, nic, transport, workload, metrics"},
     {"bad_workload_key_for_kind.toml",
      "bad_workload_key_for_kind.toml:9:1: workload[0]: unknown key \"load\" for kind \"incast\"; "
      "valid keys: kind, name, priority, senders, receiver, size, start, jitter, rounds, period"},
+    {"bad_closed_loop_needs_bifrost.toml",
+     "bad_closed_loop_needs_bifrost.toml:9:8: workload[0].kind: \"closed_loop\" runs over the "
+     "Bifröst transport: set kind = \"bifrost-uc\" or \"bifrost-rc\" in [transport]"},
+    {"bad_closed_loop_no_duration.toml",
+     "bad_closed_loop_no_duration.toml:10:1: workload[0]: a closed_loop workload needs "
+     "\"duration\" or a [simulation] duration after its start"},
+    {"bad_closed_loop_server_is_client.toml",
+     "bad_closed_loop_server_is_client.toml:12:11: workload[0].clients: include the server, host "
+     "0; a host cannot send to itself"},
+    {"bad_closed_loop_warmup.toml",
+     "bad_closed_loop_warmup.toml:16:10: workload[0].warmup: must be shorter than duration: it is "
+     "the first part of it"},
+    {"bad_transport_cc.toml",
+     "bad_transport_cc.toml:10:6: transport.cc: \"dctcp\" is not valid; valid choices: swift, "
+     "swift-md, none"},
+    {"bad_transport_key_for_rc.toml",
+     "bad_transport_key_for_rc.toml:10:1: transport: unknown key \"cc\" for kind \"rc\" (the "
+     "other keys are Bifröst's); valid keys: kind"},
+    {"bad_transport_key_for_uc.toml",
+     "bad_transport_key_for_uc.toml:10:1: transport: unknown key \"rc_retry_cnt\" for kind "
+     "\"bifrost-uc\"; valid keys: kind, cc, chunking, unit_size, max_chunk, send_threshold, "
+     "base_rtt, min_rto, ack_timer, backup_qps"},
+    {"bad_transport_kind.toml",
+     "bad_transport_kind.toml:9:8: transport.kind: \"bifrost\" is not valid; valid choices: rc, "
+     "bifrost-uc, bifrost-rc"},
+    {"bad_transport_needs_rnic.toml",
+     "bad_transport_needs_rnic.toml:7:8: transport.kind: \"bifrost-uc\" runs over soft RNICs: "
+     "set model = \"rnic\" in [nic]"},
+    {"bad_transport_send_threshold.toml",
+     "bad_transport_send_threshold.toml:11:18: transport.send_threshold: send_threshold (1048576 "
+     "bytes) must be below the largest message, unit_size x 2^10 = 1048576 bytes"},
+    {"bad_transport_unit_size.toml",
+     "bad_transport_unit_size.toml:10:13: transport.unit_size: 3000 bytes is not valid; valid "
+     "values: a power of two of at least 256 bytes"},
     {"bad_workload_kind.toml",
      "bad_workload_kind.toml:5:8: workload[0].kind: \"burst\" is not valid; valid choices: "
-     "poisson, incast, all_to_all, permutation, file"},
+     "poisson, incast, all_to_all, permutation, file, closed_loop"},
     {"bad_workload_table.toml",
      "bad_workload_table.toml:4:1: workload: expected an array of tables ([[workload]]), found a "
      "table"},

@@ -17,42 +17,7 @@ namespace {
 
 using testing::parse;
 using testing::run;
-
-// Hosts 0, 1 in DC 0 send 1.5 MB each to host 2 in DC 1 over two 100 Gb/s, 20 us links: the
-// receiver's link is the bottleneck, so the queue backs up across the long links. A 2 MB switch
-// buffer holds DCI's H (about 0.55 MB) but not the 1.5 MB excess of the incast.
-std::string two_dc(const std::string& long_haul) {
-  return R"(
-[simulation]
-seed = 5
-mtu = 1024
-duration = "20ms"
-[topology]
-kind = "two_dc"
-leaves = 1
-spines = 1
-hosts_per_leaf = 2
-host_rate = "100Gbps"
-fabric_rate = "400Gbps"
-dci_rate = "100Gbps"
-dci_delay = "20us"
-dci_jitter = "5ns"
-dci_links = 2
-[switch]
-buffer = "2MB"
-[switch.pfc]
-threshold = "static"
-xoff = "100KB"
-xon = "80KB"
-)" + long_haul +
-         R"(
-[[workload]]
-kind = "incast"
-senders = [0, 1]
-receiver = 2
-size = "1.5MB"
-)";
-}
+using testing::two_dc_incast;
 
 constexpr const char* kDci = R"(
 [switch.flow_control.dci]
@@ -61,7 +26,7 @@ slot = "2us"
 )";
 
 TEST(ScenarioFlowControl, DciOnTheLongLinksIsLosslessAndPauses) {
-  const RunSummary s = run(two_dc(kDci));
+  const RunSummary s = run(two_dc_incast(kDci));
   EXPECT_EQ(s.finished, 2u);
   EXPECT_EQ(s.drops, 0u);
   // The border switch of DC 1 paused the one of DC 0 over the long link.
@@ -72,7 +37,7 @@ TEST(ScenarioFlowControl, DciOnTheLongLinksIsLosslessAndPauses) {
 }
 
 TEST(ScenarioFlowControl, NoFlowControlOnTheLongLinksDrops) {
-  const RunSummary s = run(two_dc(R"(
+  const RunSummary s = run(two_dc_incast(R"(
 [switch.flow_control.dci]
 kind = "none"
 )"));
@@ -82,7 +47,7 @@ kind = "none"
 
 TEST(ScenarioFlowControl, CbfcOnTheLongLinksIsLossless) {
   // The ideal variant with a buffer of more than a credit round trip (2 x 20 us + 1 us).
-  const RunSummary s = run(two_dc(R"(
+  const RunSummary s = run(two_dc_incast(R"(
 [switch.flow_control.dci]
 kind = "cbfc"
 buffer = "600KB"
@@ -94,7 +59,7 @@ field_bits = 0
 
 TEST(ScenarioFlowControl, DciBufferBelowTheBoundNamesTheTable) {
   try {
-    run(two_dc(R"(
+    run(two_dc_incast(R"(
 [switch.flow_control.dci]
 kind = "dci"
 slot = "2us"
@@ -112,7 +77,7 @@ buffer = "300KB"
 }
 
 TEST(ScenarioFlowControl, ParsesEveryKindAndTheJitter) {
-  const auto s = parse(two_dc(R"(
+  const auto s = parse(two_dc_incast(R"(
 [switch.flow_control.dci]
 kind = "dci"
 slot = "4us"

@@ -18,4 +18,51 @@ inline RunSummary run(const std::string& text) {
   return run_scenario(parse(text), options);
 }
 
+// Hosts 0, 1 in DC 0 send 1.5 MB each to host 2 in DC 1 over two 100 Gb/s, 20 us links: the
+// receiver's link is the bottleneck, so the queue backs up across the long links. A 2 MB switch
+// buffer holds DCI's H (about 0.55 MB) but not the 1.5 MB excess of the incast. `long_haul` is
+// the [switch.flow_control.<class>] text under test (the file's line 24 is its first line).
+inline std::string two_dc_incast(const std::string& long_haul) {
+  return R"(
+[simulation]
+seed = 5
+mtu = 1024
+duration = "20ms"
+[topology]
+kind = "two_dc"
+leaves = 1
+spines = 1
+hosts_per_leaf = 2
+host_rate = "100Gbps"
+fabric_rate = "400Gbps"
+dci_rate = "100Gbps"
+dci_delay = "20us"
+dci_jitter = "5ns"
+dci_links = 2
+[switch]
+buffer = "2MB"
+[switch.pfc]
+threshold = "static"
+xoff = "100KB"
+xon = "80KB"
+)" + long_haul +
+         R"(
+[[workload]]
+kind = "incast"
+senders = [0, 1]
+receiver = 2
+size = "1.5MB"
+)";
+}
+
+// The message of the Error that running `text` throws, or "no error".
+inline std::string run_error(const std::string& text) {
+  try {
+    run(text);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 }  // namespace bifrost::sim::testing

@@ -41,6 +41,22 @@ void print_summary(const bifrost::sim::RunSummary& s, const std::string& out) {
       "flows finished {}/{}, drops {}, pause episodes {}, NIC retransmissions {}, "
       "timeouts {}\n",
       s.finished, s.flows, s.drops, s.pauses, s.retransmitted, s.timeouts);
+  if (s.transport.connections > 0) {
+    fmt::print(
+        "Bifröst: {} connections, {} messages, {} chunks, {} WQEs retransmitted, {} losses "
+        "detected, {} timeouts, {} tail probes, {} failovers, {} duplicates suppressed\n",
+        s.transport.connections, s.transport.messages, s.transport.chunks,
+        s.transport.retransmitted_wqes, s.transport.losses_detected, s.transport.timeouts,
+        s.transport.tail_probes, s.transport.failovers, s.transport.duplicates);
+  }
+  for (const auto& l : s.closed_loops) {
+    fmt::print(
+        "closed loop {}: {} outstanding ({} clients x {} threads x depth {}), {} requests done, "
+        "{} failed, goodput {:.2f} Gb/s, {} drops in its window\n",
+        l.name, l.spec.loop.clients.size() * l.spec.loop.threads * l.spec.loop.depth,
+        l.spec.loop.clients.size(), l.spec.loop.threads, l.spec.loop.depth, l.result.completed,
+        l.result.failed, l.result.goodput_gbps, l.window_drops);
+  }
   // FCT slowdown (FCT over the FCT alone on an empty network) by flow size.
   const auto& flows = s.metrics.flows;
   fmt::print("{:<16} {:>8} {:>8}", "slowdown by size", "flows", "mean");

@@ -15,6 +15,7 @@
 #include "bifrost/net/dscp_map.h"
 #include "bifrost/net/egress_port.h"
 #include "bifrost/net/flowctl/flow_control.h"
+#include "bifrost/net/ingress_controls.h"
 #include "bifrost/net/link_end.h"
 #include "bifrost/net/red_ecn.h"
 #include "bifrost/net/routing_table.h"
@@ -87,8 +88,7 @@ class Switch final : public FrameReceiver, private EgressListener {
   std::array<RedMarker, kPriorities> markers_;
   RandomStream ecn_rng_;
   std::deque<EgressPort> egress_;
-  std::vector<std::unique_ptr<IngressFlowControl>> ingress_control_;
-  std::vector<uint8_t> watched_;  // per ingress port: IngressFlowControl::watched_priorities()
+  IngressControls ingress_control_;
   std::vector<SwitchPortCounters> port_counters_;
   SwitchCounters counters_;
 };

@@ -1,7 +1,9 @@
 #pragma once
 // A simulated network built from a topology graph: hosts, switches and links from net/, with
 // shortest-path ECMP routes and, when configured, flow control on every link end that can be
-// paused: [switch.pfc] everywhere, or per link class PFC, Bifrost DCI, CBFC or none.
+// paused: [switch.pfc] everywhere, or per link class PFC, Bifrost DCI, CBFC, SWING or none. A
+// link of a class with SWING gets a relay node at each end (docs/net.md, "SWING").
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -10,8 +12,10 @@
 #include "bifrost/net/flowctl/cbfc.h"
 #include "bifrost/net/flowctl/dci.h"
 #include "bifrost/net/flowctl/pfc.h"
+#include "bifrost/net/flowctl/swing.h"
 #include "bifrost/net/host.h"
 #include "bifrost/net/link.h"
+#include "bifrost/net/swing_relay.h"
 #include "bifrost/net/switch.h"
 #include "bifrost/sim/scenario/scenario.h"
 #include "bifrost/sim/topology/graph.h"
@@ -54,6 +58,17 @@ class Network {
     std::string name;  // the credit-gated direction: "<upstream>-><downstream>"
     net::CbfcPair pair;
   };
+  struct SwingPoint {
+    net::SwingRelay* relay = nullptr;
+    net::SwingPoints points;
+  };
+  // A link of a class with SWING: the long link (links_[link], named after the two switches)
+  // joins two relays, each tied to its switch by a short access link of the class's rate.
+  struct SwingSite {
+    uint32_t link = 0;
+    std::array<std::unique_ptr<net::SwingRelay>, 2> relays;  // next to links_[link].a, .b
+    std::array<LinkInfo, 2> access;  // a - relay a, relay b - b; both ends name the switch
+  };
 
   // Throws Error for configurations the switches refuse (buffer too small for the headroom).
   Network(world::Scheduler& scheduler, topology::Graph graph, const NetworkConfig& config);
@@ -68,10 +83,13 @@ class Network {
   const std::vector<PfcPoint>& pfc_points() const { return pfc_points_; }
   const std::vector<DciPoint>& dci_points() const { return dci_points_; }
   const std::vector<CbfcPoint>& cbfc_points() const { return cbfc_points_; }
+  const std::vector<SwingPoint>& swing_points() const { return swing_points_; }
+  const std::vector<SwingSite>& swing_sites() const { return swing_sites_; }
   const topology::Graph& graph() const { return graph_; }
 
   // The links of one shortest path from host `src` to host `dst`, in order (all shortest paths
-  // of the built-in topologies have the same hop count and link classes).
+  // of the built-in topologies have the same hop count and link classes); a link with SWING
+  // relays counts as its access link, the long link and the far access link.
   std::vector<const LinkInfo*> shortest_path(uint32_t src, uint32_t dst) const;
 
  private:
@@ -81,7 +99,18 @@ class Network {
     uint32_t port = 0;  // this node's port number on the link
   };
   void build_nodes(const NetworkConfig& config);
-  void build_links(uint64_t seed);
+  void build_links(const NetworkConfig& config);
+  // network_swing.cc
+  // The SWING settings of `link_class`, or nullptr if its links have none.
+  static const scenario::SwingFlowControl* swing_of(const NetworkConfig& config,
+                                                    const std::string& link_class);
+  LinkInfo build_swing_link(const NetworkConfig& config, const scenario::SwingFlowControl& swing,
+                            const topology::Edge& edge, const net::LinkConfig& long_link,
+                            net::LinkEnd a, net::LinkEnd b);
+  void install_swing(const NetworkConfig& config, const scenario::SwingFlowControl& swing,
+                     uint32_t link);
+  // Appends link `link` crossed from graph node `from`, with its relays' access links if any.
+  void append_hop(std::vector<const LinkInfo*>& path, uint32_t link, uint32_t from) const;
   void install_routes();
   // network_flow_control.cc
   struct Ends {  // one direction of a link: the controlling switch and the controlled egress
@@ -96,6 +125,8 @@ class Network {
   void install_dci(const NetworkConfig& config, const scenario::DciFlowControl& dci, const Ends& e);
   void install_cbfc(const NetworkConfig& config, const scenario::CbfcFlowControl& cbfc,
                     const Ends& e);
+  // The largest data frame the flow sources send at this MTU (S in the sizing rules).
+  static uint32_t max_data_frame(Bytes mtu);
   // `node`'s port on link `link` (an index into links_).
   uint32_t port_on_link(uint32_t node, uint32_t link) const;
   // Hop distances from `node` over switches (hosts are not transit nodes).
@@ -113,6 +144,9 @@ class Network {
   std::vector<PfcPoint> pfc_points_;
   std::vector<DciPoint> dci_points_;
   std::vector<CbfcPoint> cbfc_points_;
+  std::vector<SwingPoint> swing_points_;
+  std::vector<SwingSite> swing_sites_;
+  std::vector<int32_t> swing_site_of_link_;  // per link: index into swing_sites_, or -1
 };
 
 }  // namespace bifrost::sim

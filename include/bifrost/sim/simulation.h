@@ -1,20 +1,24 @@
 #pragma once
 // Runs a scenario: builds the network, generates the flows, drives them until they finish (or
 // the stop rule says so), samples the metrics and writes the output folder. The scenario's
-// [nic] model picks what carries the flows: soft RNICs (one RC QP pair per flow, loss
-// recovery, optional DCQCN) or net::LineRateFlows, a deliberately minimal source without
-// congestion control or recovery (a lost packet leaves its flow unfinished, which the results
-// report).
+// [transport] kind and [nic] model pick what carries the flows: the Bifröst transport over soft
+// RNICs (TransportFlows, which closed-loop workloads need), soft RNICs with one plain RC QP pair
+// per flow (loss recovery, optional DCQCN), or net::LineRateFlows, a deliberately minimal
+// source without congestion control or recovery (a lost packet leaves its flow unfinished,
+// which the results report).
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "bifrost/net/line_rate_flows.h"
+#include "bifrost/sim/closed_loop.h"
 #include "bifrost/sim/metrics/run_metrics.h"
 #include "bifrost/sim/network.h"
 #include "bifrost/sim/rnic_flows.h"
 #include "bifrost/sim/scenario/scenario.h"
+#include "bifrost/sim/transport_flows.h"
 #include "bifrost/sim/workload/flow.h"
 
 namespace bifrost::sim {
@@ -23,6 +27,13 @@ struct RunOptions {
   std::filesystem::path out_dir;        // empty: write nothing
   std::FILE* progress = stderr;         // nullptr: silent
   double progress_every_seconds = 2.0;  // wall time between progress lines
+};
+
+struct ClosedLoopSummary {
+  std::string name;  // the workload's
+  ClosedLoopSpec spec;
+  ClosedLoopResult result;
+  uint64_t window_drops = 0;  // packets dropped anywhere during its goodput window
 };
 
 struct RunSummary {
@@ -35,8 +46,11 @@ struct RunSummary {
   uint64_t data_packets = 0;  // data frames put on any link (every hop counts)
   uint64_t drops = 0;
   uint64_t pauses = 0;
-  uint64_t retransmitted = 0;  // RNIC model: packets the NICs sent again
-  uint64_t timeouts = 0;       // RNIC model: retransmission timeouts
+  uint64_t retransmitted = 0;           // RNIC model: packets the NICs sent again
+  uint64_t timeouts = 0;                // RNIC model: retransmission timeouts
+  TransportTotals transport;            // Bifröst transport only
+  uint64_t transport_unidentified = 0;  // deliveries naming no flow (should stay 0)
+  std::vector<ClosedLoopSummary> closed_loops;
   metrics::RunMetrics metrics;
 };
 

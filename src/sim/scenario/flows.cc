@@ -54,6 +54,8 @@ std::vector<Flow> workload_flows(const WorkloadConfig& config, const Topology& t
             for (Flow& f : flows) f.tag = tag;
             return flows;
           },
+          // Its requests are made while the run goes (sim::ClosedLoop), none up front.
+          [&](const ClosedLoopWorkload&) { return std::vector<Flow>{}; },
       },
       config.spec);
 }

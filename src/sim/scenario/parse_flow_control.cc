@@ -7,17 +7,20 @@
 #include <array>
 
 #include "bifrost/core/rate.h"
+#include "bifrost/sim/scenario/units.h"
 #include "parsers.h"
 
 namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kKinds = {"pfc", "dci", "cbfc", "none"};
+constexpr std::array<std::string_view, 5> kKinds = {"pfc", "dci", "cbfc", "swing", "none"};
 constexpr std::array<std::string_view, 5> kDciKeys = {"kind", "slot", "leak_every", "buffer",
                                                       "guard"};
 constexpr std::array<std::string_view, 4> kCbfcKeys = {"kind", "buffer", "update_period",
                                                        "field_bits"};
+constexpr std::array<std::string_view, 6> kSwingKeys = {"kind", "buffer",      "xoff",
+                                                        "xon",  "relay_delay", "relay_length"};
 constexpr std::array<std::string_view, 1> kNoneKeys = {"kind"};
 constexpr int64_t kMaxLeakEvery = 65536;
 // A pause frame carries at most 0xFFFF quanta of 512 bit times (64 bytes on the wire).
@@ -85,6 +88,34 @@ CbfcFlowControl parse_cbfc(const TableReader& r, const SwitchConfig& switches) {
   return cbfc;
 }
 
+// The relays go between two switches: a class with a host end has nowhere to put one.
+SwingFlowControl parse_swing(const TableReader& r, std::string_view link_class) {
+  r.allow_only(kSwingKeys, " for kind \"swing\"");
+  if (link_class == "host") {
+    r.fail("kind",
+           "\"swing\" puts a relay between two switches; host links have a host end "
+           "(use it on a switch-to-switch class such as dci)");
+  }
+  SwingFlowControl swing;
+  swing.buffer = r.positive_bytes("buffer");
+  if (auto xoff = r.positive_bytes("xoff")) swing.xoff = *xoff;
+  if (auto xon = r.bytes("xon")) swing.xon = *xon;
+  if (swing.xon > swing.xoff) {
+    r.fail(r.has("xon") ? "xon" : "xoff",
+           fmt::format("xon ({}) is above xoff ({}); the relay would never resume",
+                       bytes_text(swing.xon), bytes_text(swing.xoff)));
+  }
+  if (r.has("relay_delay") && r.has("relay_length")) {
+    r.fail("relay_length", "give either relay_delay or relay_length, not both");
+  }
+  if (auto delay = r.time("relay_delay")) {
+    swing.relay_delay = *delay;
+  } else if (auto length = r.length("relay_length")) {
+    swing.relay_delay = fiber_delay(*length);
+  }
+  return swing;
+}
+
 }  // namespace
 
 std::vector<LinkClassFlowControl> parse_flow_control(const TableReader& r,
@@ -110,6 +141,8 @@ std::vector<LinkClassFlowControl> parse_flow_control(const TableReader& r,
       fc.kind = parse_dci(c, switches, link_class_spec(topology, name), name);
     } else if (kind == "cbfc") {
       fc.kind = parse_cbfc(c, switches);
+    } else if (kind == "swing") {
+      fc.kind = parse_swing(c, name);
     } else {
       c.allow_only(kNoneKeys, " for kind \"none\"");
       fc.kind = NoFlowControl{};

@@ -14,8 +14,8 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kKinds = {"poisson", "incast", "all_to_all",
-                                                    "permutation", "file"};
+constexpr std::array<std::string_view, 6> kKinds = {"poisson",     "incast", "all_to_all",
+                                                    "permutation", "file",   "closed_loop"};
 constexpr std::array<std::string_view, 3> kFormats = {"htsim", "hpcc", "csv"};
 constexpr std::array<std::string_view, 2> kTimeUnits = {"ps", "us"};
 constexpr int64_t kMaxRounds = 1'000'000;
@@ -32,6 +32,9 @@ std::vector<std::string_view> keys_for(std::string_view kind) {
     add({"priority", "senders", "receiver", "size", "start", "jitter", "rounds", "period"});
   } else if (kind == "all_to_all" || kind == "permutation") {
     add({"priority", "hosts", "size", "start", "jitter"});
+  } else if (kind == "closed_loop") {
+    add({"priority", "clients", "server", "threads", "depth", "size", "start", "duration",
+         "warmup"});
   } else {
     add({"format", "path", "time_unit"});
   }
@@ -97,19 +100,25 @@ PoissonWorkload poisson(const TableReader& r, const Topology& topology,
   return w;
 }
 
+// The hosts of `key` that send to `receiver`: "all" means every host but the receiver; an
+// explicit selection may not include it.
+std::vector<uint32_t> senders_to(const TableReader& r, std::string_view key, uint32_t receiver,
+                                 std::string_view role, uint64_t hosts) {
+  std::vector<uint32_t> senders = r.required(host_set(r, key, hosts), key);
+  const bool is_receiver_in = std::find(senders.begin(), senders.end(), receiver) != senders.end();
+  if (r.find(key)->value<std::string>() == "all") {
+    std::erase(senders, receiver);
+  } else if (is_receiver_in) {
+    r.fail(key,
+           fmt::format("include the {}, host {}; a host cannot send to itself", role, receiver));
+  }
+  return senders;
+}
+
 IncastWorkload incast(const TableReader& r, uint64_t hosts) {
   IncastWorkload w;
   w.receiver = r.required(host_index(r, "receiver", hosts), "receiver");
-  w.senders = r.required(host_set(r, "senders", hosts), "senders");
-  const bool is_receiver_in =
-      std::find(w.senders.begin(), w.senders.end(), w.receiver) != w.senders.end();
-  if (r.find("senders")->value<std::string>() == "all") {
-    // "all" senders means every host but the receiver.
-    std::erase(w.senders, w.receiver);
-  } else if (is_receiver_in) {
-    r.fail("senders",
-           fmt::format("include the receiver, host {}; a host cannot send to itself", w.receiver));
-  }
+  w.senders = senders_to(r, "senders", w.receiver, "receiver", hosts);
   w.size = r.required(r.positive_bytes("size"), "size");
   w.start = not_negative_time(r, "start");
   w.jitter = not_negative_time(r, "jitter");
@@ -118,6 +127,37 @@ IncastWorkload incast(const TableReader& r, uint64_t hosts) {
     w.period = *period;
   } else if (w.rounds > 1) {
     r.fail("rounds", fmt::format("{} rounds need a \"period\" between their starts", w.rounds));
+  }
+  return w;
+}
+
+// Threads and I/O depth multiply into the requests a client keeps outstanding.
+constexpr int64_t kMaxThreads = 1024;
+constexpr int64_t kMaxDepth = 4096;
+
+ClosedLoopWorkload closed_loop(const TableReader& r, uint64_t hosts,
+                               const SimulationConfig& simulation) {
+  ClosedLoopWorkload w;
+  w.server = r.required(host_index(r, "server", hosts), "server");
+  w.clients = senders_to(r, "clients", w.server, "server", hosts);
+  if (auto threads = r.integer("threads", 1, kMaxThreads)) {
+    w.threads = static_cast<uint32_t>(*threads);
+  }
+  if (auto depth = r.integer("depth", 1, kMaxDepth)) w.depth = static_cast<uint32_t>(*depth);
+  w.size = r.required(r.positive_bytes("size"), "size");
+  w.start = not_negative_time(r, "start");
+  if (auto duration = r.positive_time("duration")) {
+    w.duration = *duration;
+  } else if (simulation.duration && *simulation.duration > w.start) {
+    w.duration = *simulation.duration - w.start;
+  } else {
+    r.fail_table(
+        "a closed_loop workload needs \"duration\" or a [simulation] duration after its "
+        "start");
+  }
+  w.warmup = not_negative_time(r, "warmup");
+  if (w.warmup >= w.duration) {
+    r.fail("warmup", "must be shorter than duration: it is the first part of it");
   }
   return w;
 }
@@ -184,6 +224,8 @@ WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Top
     w.spec = fixed_pattern<AllToAllWorkload>(r, hosts);
   } else if (kind == "permutation") {
     w.spec = fixed_pattern<PermutationWorkload>(r, hosts);
+  } else if (kind == "closed_loop") {
+    w.spec = closed_loop(r, hosts, simulation);
   } else {
     w.spec = file(r, hosts, base_dir);
   }

@@ -24,6 +24,8 @@ PfcConfig parse_pfc(const TableReader& r, Bytes buffer, Bytes mtu, std::string_v
 // "123 bytes".
 std::string bytes_text(Bytes b);
 NicConfig parse_nic(const TableReader& r, Bytes mtu);
+// [transport]; a Bifröst kind needs the soft RNIC model of `nic`.
+TransportSpec parse_transport(const TableReader& r, const NicConfig& nic);
 WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Topology& topology,
                               const SimulationConfig& simulation,
                               const std::filesystem::path& base_dir);

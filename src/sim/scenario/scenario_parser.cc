@@ -16,8 +16,8 @@ namespace {
 
 using detail::TableReader;
 
-constexpr std::array<std::string_view, 6> kTables = {"simulation", "topology", "switch",
-                                                     "nic",        "workload", "metrics"};
+constexpr std::array<std::string_view, 7> kTables = {"simulation", "topology", "switch", "nic",
+                                                     "transport",  "workload", "metrics"};
 
 toml::table parse_toml(std::string_view text, std::string_view name) {
   try {
@@ -72,6 +72,12 @@ std::vector<WorkloadConfig> workloads(const toml::table& root, std::string_view 
   for (std::size_t i = 0; i < array.size(); ++i) {
     const TableReader r(*array[i].as_table(), fmt::format("workload[{}]", i), name);
     WorkloadConfig w = detail::parse_workload(r, i, s.topology, s.simulation, base_dir);
+    if (std::holds_alternative<ClosedLoopWorkload>(w.spec) &&
+        s.transport.kind == TransportKind::rc) {
+      r.fail("kind",
+             "\"closed_loop\" runs over the Bifröst transport: set kind = \"bifrost-uc\" or "
+             "\"bifrost-rc\" in [transport]");
+    }
     const auto [it, fresh] = names.emplace(w.name, i);
     if (!fresh) {
       const toml::node* at = r.find("name");
@@ -103,6 +109,8 @@ Scenario parse_scenario(std::string_view text, std::string_view name,
                                     s.simulation.mtu, s.topology);
   s.nic =
       detail::parse_nic(TableReader(table_or_empty(root, "nic"), "nic", name), s.simulation.mtu);
+  s.transport = detail::parse_transport(
+      TableReader(table_or_empty(root, "transport"), "transport", name), s.nic);
   s.workloads = workloads(root, name, s, base_dir);
   s.metrics = detail::parse_metrics(TableReader(table_or_empty(root, "metrics"), "metrics", name));
   return s;

@@ -10,7 +10,8 @@ namespace bifrost::sim::scenario {
 // The flows of one workload, tagged with its name, drawn from the random stream
 // RandomStream(seed, "workload/<name>"). A load with reference "host" is relative to each
 // source's host link (LoadReference::per_source); any other reference names a link class whose
-// single-link rate all sources share (LoadReference::aggregate).
+// single-link rate all sources share (LoadReference::aggregate). A closed_loop workload yields
+// no flows here: its requests are made while the run goes (sim::ClosedLoop).
 std::vector<workload::Flow> workload_flows(const WorkloadConfig& config, const Topology& topology,
                                            uint64_t seed);
 

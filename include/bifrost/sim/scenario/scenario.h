@@ -75,13 +75,24 @@ struct CbfcFlowControl {
   uint32_t field_bits = 12;  // 0: the ideal variant without the field limit
 };
 
+// SWING (net::SwingConfig, docs/net.md "SWING"): every link of the class gets a relay node at
+// each end, joined to its switch by a short link of the class's rate; the relays pass the
+// switches' pauses on over the long link and buffer what they cannot stop.
+struct SwingFlowControl {
+  // Per relay and lossless priority on the long-link side; nullopt: net::swing_relay_buffer.
+  std::optional<Bytes> buffer;
+  Bytes xoff = Bytes(198'000);  // the relays' and the switches' PFC on the short links
+  Bytes xon = Bytes(198'000);
+  Time relay_delay = Time::us(1);  // one way, switch to relay
+};
+
 // The flow control of every link of one class, overriding [switch.pfc] on both of its ends.
 struct LinkClassFlowControl {
   std::string link_class;
   // "file:line:column: switch.flow_control.<class>": prefixes the errors that only building
   // the network can find (a DCI buffer below Theorem 1's bound, a switch buffer too small).
   std::string where;
-  std::variant<NoFlowControl, PfcConfig, DciFlowControl, CbfcFlowControl> kind;
+  std::variant<NoFlowControl, PfcConfig, DciFlowControl, CbfcFlowControl, SwingFlowControl> kind;
 };
 
 struct SwitchConfig {
@@ -141,10 +152,26 @@ struct FileWorkload {
   std::vector<workload::Flow> flows;  // read while parsing, so file errors surface early
 };
 
+// A closed loop of requests into one server (an RPC incast): each client runs `threads`
+// threads, each with its own Bifröst connection to the server, and each thread keeps `depth`
+// requests of `size` bytes outstanding, issuing the next as soon as one completes, from `start`
+// until start + duration. Its flows are made while the run goes (sim::ClosedLoop), not up front.
+struct ClosedLoopWorkload {
+  std::vector<uint32_t> clients;
+  uint32_t server = 0;
+  uint32_t threads = 1;
+  uint32_t depth = 1;
+  Bytes size;
+  Time start;
+  Time duration;
+  Time warmup;  // goodput counts requests completed from start + warmup on
+};
+
 struct WorkloadConfig {
   std::string name;  // unique; tags the flows and names the random stream
   uint8_t priority = 0;
-  std::variant<PoissonWorkload, IncastWorkload, AllToAllWorkload, PermutationWorkload, FileWorkload>
+  std::variant<PoissonWorkload, IncastWorkload, AllToAllWorkload, PermutationWorkload, FileWorkload,
+               ClosedLoopWorkload>
       spec;
 };
 
@@ -172,10 +199,34 @@ struct NicConfig {
   uint8_t retry_cnt = 7;
 };
 
+// Which transport carries the flows (the [transport] table).
+enum class TransportKind {
+  rc,          // as [nic] says: line-rate sources, or one plain RC QP pair per flow
+  bifrost_uc,  // Bifröst over UC QPs: software reliability and congestion control
+  bifrost_rc,  // Bifröst over RC QPs: the NIC's reliability with backup QPs, software CC
+};
+
+// The Bifröst knobs a scenario may set (transport::TransportConfig; docs/transport.md).
+struct TransportSpec {
+  TransportKind kind = TransportKind::rc;
+  std::string cc = "swift";  // swift, swift-md or none
+  bool chunking = true;
+  Bytes unit_size{4096};  // the minimum chunk
+  Bytes max_chunk{64 * 1024};
+  Bytes send_threshold{32 * 1024};  // messages up to this go by SEND
+  Time base_rtt = Time::us(50);
+  Time min_rto = Time::us(500);
+  Time ack_timer = Time::us(120);
+  uint32_t backup_qps = 2;
+  uint8_t rc_retry_cnt = 2;
+  uint8_t rc_timeout = 8;
+};
+
 struct Scenario {
   std::string source;  // the file name, for messages
   SimulationConfig simulation;
   NicConfig nic;
+  TransportSpec transport;
   Topology topology;
   SwitchConfig switches;
   std::vector<WorkloadConfig> workloads;

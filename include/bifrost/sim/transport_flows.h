@@ -1,0 +1,129 @@
+#pragma once
+// Carries a scenario's flows over the Bifröst transport: one rnic::Device per host, attached to
+// the host's NIC port as RnicFlows attaches it, one transport::Endpoint per host and priority
+// class in use (the endpoint fixes its data traffic class), and one Bifröst Connection per
+// ordered (source, destination, lane, priority), created and connected at both ends the first
+// time a flow needs it and kept for the rest of the run. Lane 0 carries the scenario's ordinary
+// flows; a closed loop gives each of its threads a lane of its own, so each thread has its own
+// connection, window and RTT, as a thread of the paper's clients does.
+//
+// A flow is one message, or several of at most max_message_size() when it is larger. It
+// completes when the SendCompletion of the last of its messages arrives: the transport reports
+// a message complete once the receiver has acknowledged all of it, so a flow is complete when
+// the sender knows every byte arrived (an RPC's client sees its request done), one ACK later
+// than RnicFlows' "last byte placed". A message that fails (no QP left) fails its flow.
+//
+// Messages carry no payload bytes: each endpoint has one application region of token memory;
+// a message is read from a slot of it whose first 8 bytes hold its flow's id, so every
+// delivery names its flow and deliveries() counts them: exactly once means deliveries(id) ==
+// messages(id) for every flow. (Messages under 8 bytes carry the id's low bytes only.)
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "bifrost/rnic/device.h"
+#include "bifrost/rnic/host_memory.h"
+#include "bifrost/sim/event_kernel.h"
+#include "bifrost/sim/network.h"
+#include "bifrost/sim/rnic_flows.h"
+#include "bifrost/sim/workload/flow.h"
+#include "bifrost/transport/endpoint.h"
+
+namespace bifrost::sim {
+
+struct TransportFlowsConfig {
+  rnic::DeviceConfig device{};  // template for every host's NIC (name and GIDs are set here)
+  transport::TransportConfig transport{};
+  transport::EndpointConfig endpoint{};  // seed and data class are set per endpoint
+};
+
+// Summed over every connection's two halves.
+struct TransportTotals {
+  uint64_t connections = 0;
+  uint64_t messages = 0;  // delivered (as the senders saw it)
+  uint64_t chunks = 0;
+  uint64_t retransmitted_wqes = 0;
+  uint64_t losses_detected = 0;
+  uint64_t timeouts = 0;
+  uint64_t tail_probes = 0;
+  uint64_t failovers = 0;
+  uint64_t duplicates = 0;  // suppressed at the receivers
+};
+
+class TransportFlows {
+ public:
+  using FlowDone = std::function<void(uint64_t flow_id)>;
+
+  // Throws Error for a bad MTU, device template or transport configuration.
+  TransportFlows(EventKernel& kernel, Network& network, const TransportFlowsConfig& config);
+  ~TransportFlows();
+  TransportFlows(const TransportFlows&) = delete;
+  TransportFlows& operator=(const TransportFlows&) = delete;
+
+  // Schedules `flow` at flow.start on the connection of its hosts, `lane` and priority; `done`
+  // runs when it completes (or fails). Ids must come in order: 0, 1, 2, ...
+  void add(const workload::Flow& flow, uint32_t lane = 0, FlowDone done = {});
+
+  const std::vector<RnicFlowRecord>& records() const { return records_; }
+  size_t completed() const { return completed_; }
+  uint32_t messages(uint64_t id) const { return flows_[id].messages; }
+  uint32_t deliveries(uint64_t id) const { return flows_[id].deliveries; }
+  // Deliveries whose id names no flow of the connection they arrived on.
+  uint64_t unidentified_deliveries() const { return unidentified_; }
+  rnic::DataPathCounters counters() const;
+  TransportTotals totals() const;
+  const transport::TransportConfig& transport_config() const { return config_.transport; }
+
+ private:
+  // One endpoint and its application region on a host.
+  struct Party {
+    std::unique_ptr<transport::Endpoint> endpoint;
+    std::unique_ptr<rnic::TokenMemory> app;
+    const rnic::MemoryRegion* region = nullptr;
+    std::vector<uint32_t> free_slots;  // message slots of the region, last freed first
+    uint32_t next_slot = 0;
+  };
+  struct Host {
+    std::unique_ptr<rnic::Device> device;
+    std::array<std::unique_ptr<Party>, workload::kPriorityClasses> parties;
+  };
+  // The two halves of one ordered pair's connection.
+  struct Channel {
+    transport::Connection* sender = nullptr;
+    transport::Connection* receiver = nullptr;
+    Party* party = nullptr;  // the sender's
+    uint32_t src = 0;
+    uint32_t dst = 0;
+  };
+  struct FlowState {
+    workload::Flow flow;
+    uint32_t lane = 0;
+    uint32_t messages = 0;
+    uint32_t left = 0;  // messages not completed yet
+    uint32_t deliveries = 0;
+    FlowDone done;
+  };
+
+  void start(uint64_t id);
+  Party& party(uint32_t host, uint8_t priority);
+  Channel& channel(uint32_t src, uint32_t dst, uint32_t lane, uint8_t priority);
+  void send_message(Channel& c, uint64_t id, uint64_t length);
+  void on_delivery(const Channel& c, const transport::Delivery& d);
+  void on_message_done(uint64_t id, bool failed);
+
+  EventKernel& kernel_;
+  TransportFlowsConfig config_;
+  uint64_t slot_bytes_ = 0;
+  uint32_t slot_count_ = 0;
+  std::vector<Host> hosts_;
+  std::unordered_map<uint64_t, std::unique_ptr<Channel>> channels_;
+  std::vector<FlowState> flows_;
+  std::vector<RnicFlowRecord> records_;
+  size_t completed_ = 0;
+  uint64_t unidentified_ = 0;
+};
+
+}  // namespace bifrost::sim

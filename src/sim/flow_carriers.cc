@@ -1,0 +1,161 @@
+#include "flow_carriers.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "bifrost/net/line_rate_flows.h"
+#include "bifrost/rnic/recovery/engine.h"
+#include "bifrost/sim/rnic_flows.h"
+
+namespace bifrost::sim::detail {
+
+namespace {
+
+// Every flow at line rate, no ACKs, no recovery.
+class LineRateCarrier final : public FlowCarrier {
+ public:
+  LineRateCarrier(const scenario::Scenario& sc, EventKernel& kernel, Network& network)
+      : network_(network),
+        ecn_capable_(sc.switches.ecn.has_value()),
+        flows_(kernel, static_cast<uint32_t>(sc.simulation.mtu.count())) {}
+
+  void add(const workload::Flow& f) override {
+    net::LineRateFlowSpec spec;
+    spec.src = &network_.host(f.src);
+    spec.dst = &network_.host(f.dst);
+    spec.bytes = f.size.count();
+    spec.start = f.start;
+    spec.priority = f.priority;
+    spec.src_port = static_cast<uint16_t>(49152 + f.id % 16384);  // spreads flows over ECMP
+    spec.ecn_capable = ecn_capable_;
+    flows_.add(spec);
+  }
+  size_t completed() const override { return flows_.completed(); }
+  std::optional<Time> finish(uint64_t id) const override {
+    const net::LineRateFlowRecord& r = flows_.flow(static_cast<uint32_t>(id));
+    return r.complete ? std::optional(r.last_byte_received) : std::nullopt;
+  }
+  uint64_t packets(uint64_t id) const override {
+    return flows_.flow(static_cast<uint32_t>(id)).packets;
+  }
+  bool immediate_last() const override { return false; }
+  std::string description() const override { return "line-rate sources"; }
+  void add_counters(RunSummary&) const override {}
+
+ private:
+  Network& network_;
+  bool ecn_capable_;
+  net::LineRateFlows flows_;
+};
+
+rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
+  rnic::DeviceConfig d;
+  d.seed = sc.simulation.seed;
+  d.recovery.kind = rnic::recovery::parse_engine_kind(sc.nic.recovery);
+  d.data_path.ack_every_packets = sc.nic.ack_every_packets;
+  d.data_path.ecn_capable = sc.switches.ecn.has_value();
+  if (sc.nic.dcqcn) d.dcqcn = rnic::DcqcnConfig{};
+  return d;
+}
+
+std::string nic_text(const scenario::Scenario& sc) {
+  return fmt::format("soft RNICs ({} recovery{})", sc.nic.recovery, sc.nic.dcqcn ? ", DCQCN" : "");
+}
+
+// The soft-RNIC carriers: RnicFlows and TransportFlows share RnicFlowRecord and NIC counters.
+template <typename Flows>
+class RdmaCarrier : public FlowCarrier {
+ public:
+  template <typename Config>
+  RdmaCarrier(std::string text, EventKernel& kernel, Network& network, const Config& config)
+      : text_(std::move(text)), flows_(kernel, network, config) {}
+
+  void add(const workload::Flow& f) override { flows_.add(f); }
+  size_t completed() const override { return flows_.completed(); }
+  std::optional<Time> finish(uint64_t id) const override {
+    const RnicFlowRecord& r = flows_.records()[id];
+    return r.complete ? std::optional(r.finish) : std::nullopt;
+  }
+  uint64_t packets(uint64_t id) const override { return flows_.records()[id].packets; }
+  bool immediate_last() const override { return true; }
+  std::string description() const override { return text_; }
+  void add_counters(RunSummary& summary) const override {
+    const rnic::DataPathCounters c = flows_.counters();
+    summary.retransmitted = c.tx_retransmitted;
+    summary.timeouts = c.timeouts;
+  }
+
+ protected:
+  std::string text_;
+  Flows flows_;
+};
+
+RnicFlowsConfig rnic_flows_config(const scenario::Scenario& sc) {
+  RnicFlowsConfig c;
+  c.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
+  c.timeout = sc.nic.timeout;
+  c.retry_cnt = sc.nic.retry_cnt;
+  c.device = device_config(sc);
+  return c;
+}
+
+// Bifröst connections between soft RNICs; closed loops run over it.
+class TransportCarrier final : public RdmaCarrier<TransportFlows> {
+ public:
+  TransportCarrier(const scenario::Scenario& sc, EventKernel& kernel, Network& network)
+      : RdmaCarrier(
+            fmt::format("Bifröst {} (cc {}, unit {} B) over {}",
+                        sc.transport.kind == scenario::TransportKind::bifrost_uc ? "UC" : "RC",
+                        sc.transport.cc, sc.transport.unit_size.count(), nic_text(sc)),
+            kernel, network, transport_flows_config(sc)) {}
+
+  void add_counters(RunSummary& summary) const override {
+    RdmaCarrier::add_counters(summary);
+    summary.transport = flows_.totals();
+    summary.transport_unidentified = flows_.unidentified_deliveries();
+  }
+  TransportFlows* transport() override { return &flows_; }
+};
+
+}  // namespace
+
+TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
+  const scenario::TransportSpec& t = sc.transport;
+  TransportFlowsConfig c;
+  c.device = device_config(sc);
+  c.endpoint.seed = sc.simulation.seed;
+  transport::TransportConfig& tc = c.transport;
+  tc.reliability = t.kind == scenario::TransportKind::bifrost_rc
+                       ? transport::Reliability::hardware_rc
+                       : transport::Reliability::software_uc;
+  tc.cc = t.cc;
+  tc.chunking = t.chunking;
+  tc.unit_size = static_cast<uint32_t>(t.unit_size.count());
+  tc.max_chunk = static_cast<uint32_t>(t.max_chunk.count());
+  tc.send_threshold = static_cast<uint32_t>(t.send_threshold.count());
+  tc.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
+  tc.base_rtt = t.base_rtt;
+  tc.line_rate_bps =
+      static_cast<uint64_t>(scenario::link_class_rate(sc.topology, "host").bits_per_second());
+  tc.min_rto = t.min_rto;
+  tc.ack_timer = t.ack_timer;
+  tc.backup_qps = t.backup_qps;
+  tc.rc_retry_cnt = t.rc_retry_cnt;
+  tc.rc_timeout = t.rc_timeout;
+  return c;
+}
+
+std::unique_ptr<FlowCarrier> make_flow_carrier(const scenario::Scenario& sc, EventKernel& kernel,
+                                               Network& network) {
+  if (sc.transport.kind != scenario::TransportKind::rc) {
+    return std::make_unique<TransportCarrier>(sc, kernel, network);
+  }
+  if (sc.nic.model == scenario::NicModel::rnic) {
+    return std::make_unique<RdmaCarrier<RnicFlows>>(nic_text(sc), kernel, network,
+                                                    rnic_flows_config(sc));
+  }
+  return std::make_unique<LineRateCarrier>(sc, kernel, network);
+}
+
+}  // namespace bifrost::sim::detail

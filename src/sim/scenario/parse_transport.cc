@@ -1,0 +1,83 @@
+// [transport]: which transport carries the flows, and the Bifröst knobs worth a scenario key.
+// The checks mirror transport::TransportConfig::validate() (this library does not link the
+// transport), so a bad value is reported at its key rather than when the run starts.
+#include <fmt/format.h>
+
+#include <array>
+
+#include "parsers.h"
+
+namespace bifrost::sim::scenario::detail {
+
+namespace {
+
+constexpr std::array<std::string_view, 3> kKinds = {"rc", "bifrost-uc", "bifrost-rc"};
+constexpr std::array<std::string_view, 10> kUcKeys = {
+    "kind",           "cc",       "chunking", "unit_size", "max_chunk",
+    "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps"};
+// Over RC the NIC retries before a connection fails over to a backup QP.
+constexpr std::array<std::string_view, 12> kRcBackedKeys = {
+    "kind",     "cc",      "chunking",  "unit_size",  "max_chunk",    "send_threshold",
+    "base_rtt", "min_rto", "ack_timer", "backup_qps", "rc_retry_cnt", "rc_timeout"};
+constexpr std::array<std::string_view, 1> kRcKeys = {"kind"};
+constexpr std::array<std::string_view, 3> kCcs = {"swift", "swift-md", "none"};
+// The transport's default immediate layout: 10 bits of chunk offset (docs/transport.md).
+constexpr uint64_t kChunkOffsetBits = 10;
+
+void chunk_sizes(const TableReader& r, TransportSpec& t) {
+  if (auto unit = r.positive_bytes("unit_size")) {
+    if (unit->count() < 256 || (unit->count() & (unit->count() - 1)) != 0) {
+      r.fail("unit_size", fmt::format("{} is not valid; valid values: a power of two of at least "
+                                      "256 bytes",
+                                      bytes_text(*unit)));
+    }
+    t.unit_size = *unit;
+  }
+  if (auto max_chunk = r.positive_bytes("max_chunk")) t.max_chunk = *max_chunk;
+  if (t.max_chunk < t.unit_size || t.max_chunk.count() % t.unit_size.count() != 0) {
+    r.fail(r.has("max_chunk") ? "max_chunk" : "unit_size",
+           fmt::format("max_chunk ({}) must be a multiple of unit_size ({})",
+                       bytes_text(t.max_chunk), bytes_text(t.unit_size)));
+  }
+  const Bytes largest(t.unit_size.count() << kChunkOffsetBits);
+  if (auto threshold = r.positive_bytes("send_threshold")) t.send_threshold = *threshold;
+  if (t.send_threshold >= largest) {
+    r.fail(r.has("send_threshold") ? "send_threshold" : "unit_size",
+           fmt::format("send_threshold ({}) must be below the largest message, unit_size x "
+                       "2^{} = {}",
+                       bytes_text(t.send_threshold), kChunkOffsetBits, bytes_text(largest)));
+  }
+}
+
+}  // namespace
+
+TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
+  TransportSpec t;
+  const std::string kind = r.choice("kind", kKinds).value_or("rc");
+  if (kind == "rc") {
+    r.allow_only(kRcKeys, " for kind \"rc\" (the other keys are Bifröst's)");
+    return t;
+  }
+  t.kind = kind == "bifrost-uc" ? TransportKind::bifrost_uc : TransportKind::bifrost_rc;
+  const std::string context = fmt::format(" for kind \"{}\"", kind);
+  if (t.kind == TransportKind::bifrost_uc) {
+    r.allow_only(kUcKeys, context);
+  } else {
+    r.allow_only(kRcBackedKeys, context);
+  }
+  if (nic.model != NicModel::rnic) {
+    r.fail("kind", fmt::format("\"{}\" runs over soft RNICs: set model = \"rnic\" in [nic]", kind));
+  }
+  if (auto cc = r.choice("cc", kCcs)) t.cc = *cc;
+  if (auto chunking = r.boolean("chunking")) t.chunking = *chunking;
+  chunk_sizes(r, t);
+  if (auto base_rtt = r.positive_time("base_rtt")) t.base_rtt = *base_rtt;
+  if (auto min_rto = r.positive_time("min_rto")) t.min_rto = *min_rto;
+  if (auto ack_timer = r.positive_time("ack_timer")) t.ack_timer = *ack_timer;
+  if (auto backups = r.integer("backup_qps", 0, 16)) t.backup_qps = static_cast<uint32_t>(*backups);
+  if (auto retry = r.integer("rc_retry_cnt", 0, 7)) t.rc_retry_cnt = static_cast<uint8_t>(*retry);
+  if (auto timeout = r.integer("rc_timeout", 0, 31)) t.rc_timeout = static_cast<uint8_t>(*timeout);
+  return t;
+}
+
+}  // namespace bifrost::sim::scenario::detail

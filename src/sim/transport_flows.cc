@@ -1,0 +1,206 @@
+#include "bifrost/sim/transport_flows.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "bifrost/core/error.h"
+#include "bifrost/rnic/segmenter.h"
+
+namespace bifrost::sim {
+
+namespace {
+
+// Each endpoint's application region: slots of max_message_size() bytes, each priority's
+// endpoint in an address range of its own.
+constexpr uint64_t kAppBase = 0x7000'0000'0000;
+constexpr uint64_t kAppSpan = uint64_t{1} << 40;
+constexpr uint64_t kMaxSlots = uint64_t{1} << 16;
+constexpr size_t kTagBytes = sizeof(uint64_t);
+
+// Source, destination, lane and priority in one key: hosts and lanes below 2^20.
+uint64_t channel_key(uint32_t src, uint32_t dst, uint32_t lane, uint8_t priority) {
+  return uint64_t{src} << 43 | uint64_t{dst} << 23 | uint64_t{lane} << 3 | priority;
+}
+
+world::Payload tag_payload(uint64_t id, uint64_t length) {
+  world::Payload p;
+  const size_t n = std::min<uint64_t>(kTagBytes, length);
+  p.bytes.resize(n);
+  std::memcpy(p.bytes.data(), &id, n);  // little-endian hosts only, as the wire code assumes
+  p.length = static_cast<uint32_t>(n);
+  return p;
+}
+
+}  // namespace
+
+TransportFlows::TransportFlows(EventKernel& kernel, Network& network,
+                               const TransportFlowsConfig& config)
+    : kernel_(kernel), config_(config) {
+  rnic::check_mtu(config.transport.mtu);
+  config_.transport.validate();
+  slot_bytes_ = config_.transport.max_message_size();
+  slot_count_ = static_cast<uint32_t>(std::min(kMaxSlots, kAppSpan / slot_bytes_));
+  if (network.host_count() >= (1u << 20)) {
+    throw Error("transport flows: {} hosts; at most 2^20", network.host_count());
+  }
+  hosts_.resize(network.host_count());
+  for (uint32_t h = 0; h < network.host_count(); ++h) {
+    net::Host& host = network.host(h);
+    rnic::DeviceConfig dc = config.device;
+    dc.name = host.name();
+    dc.gids = host.addresses();
+    hosts_[h].device = std::make_unique<rnic::Device>(kernel, dc);
+    hosts_[h].device->attach(host);
+  }
+}
+
+TransportFlows::~TransportFlows() = default;
+
+void TransportFlows::add(const workload::Flow& flow, uint32_t lane, FlowDone done) {
+  if (flow.id != flows_.size()) {
+    throw Error("transport flows must be added in id order: expected {}, got {}", flows_.size(),
+                flow.id);
+  }
+  if (flow.src >= hosts_.size() || flow.dst >= hosts_.size() || flow.src == flow.dst) {
+    throw Error("flow {}: needs two different hosts below {}", flow.id, hosts_.size());
+  }
+  if (lane >= (1u << 20)) throw Error("flow {}: lane {} is not below 2^20", flow.id, lane);
+  FlowState& f = flows_.emplace_back();
+  f.flow = flow;
+  f.lane = lane;
+  f.done = std::move(done);
+  records_.emplace_back();
+  const uint64_t id = flow.id;
+  kernel_.at(flow.start, [this, id] { start(id); });
+}
+
+TransportFlows::Party& TransportFlows::party(uint32_t host, uint8_t priority) {
+  std::unique_ptr<Party>& slot = hosts_[host].parties[priority];
+  if (slot) return *slot;
+  slot = std::make_unique<Party>();
+  transport::EndpointConfig ec = config_.endpoint;
+  ec.seed = config_.endpoint.seed + uint64_t{host} * workload::kPriorityClasses + priority;
+  // DSCP = priority * 8, which the hosts' and switches' DSCP maps turn back into the priority.
+  ec.data_traffic_class = static_cast<uint8_t>(priority << 5);
+  rnic::Device& device = *hosts_[host].device;
+  slot->endpoint = std::make_unique<transport::Endpoint>(device, ec);
+  const uint64_t base = kAppBase + priority * kAppSpan;
+  const uint64_t size = uint64_t{slot_count_} * slot_bytes_;
+  slot->app = std::make_unique<rnic::TokenMemory>(base, size);
+  slot->region =
+      &device.reg_mr(slot->endpoint->pd(), base, size, rnic::Access::local_write, slot->app.get());
+  return *slot;
+}
+
+TransportFlows::Channel& TransportFlows::channel(uint32_t src, uint32_t dst, uint32_t lane,
+                                                 uint8_t priority) {
+  std::unique_ptr<Channel>& c = channels_[channel_key(src, dst, lane, priority)];
+  if (c) return *c;
+  c = std::make_unique<Channel>();
+  c->src = src;
+  c->dst = dst;
+  c->party = &party(src, priority);
+  Party& peer = party(dst, priority);
+  c->sender = &c->party->endpoint->create_connection(config_.transport);
+  c->receiver = &peer.endpoint->create_connection(config_.transport);
+  c->party->endpoint->connect(*c->sender, peer.endpoint->offer(*c->receiver));
+  peer.endpoint->connect(*c->receiver, c->party->endpoint->offer(*c->sender));
+  Channel* raw = c.get();
+  c->receiver->set_delivery_handler(
+      [this, raw](const transport::Delivery& d) { on_delivery(*raw, d); });
+  return *c;
+}
+
+void TransportFlows::start(uint64_t id) {
+  FlowState& f = flows_[id];
+  Channel& c = channel(f.flow.src, f.flow.dst, f.lane, f.flow.priority);
+  uint64_t left = f.flow.size.count();
+  f.messages = static_cast<uint32_t>((left + slot_bytes_ - 1) / slot_bytes_);
+  f.left = f.messages;
+  while (left > 0) {
+    const uint64_t length = std::min(left, slot_bytes_);
+    left -= length;
+    records_[id].packets += rnic::packet_count(length, config_.transport.mtu);
+    send_message(c, id, length);
+  }
+}
+
+void TransportFlows::send_message(Channel& c, uint64_t id, uint64_t length) {
+  Party& p = *c.party;
+  uint32_t slot = 0;
+  if (!p.free_slots.empty()) {
+    slot = p.free_slots.back();
+    p.free_slots.pop_back();
+  } else if (p.next_slot < slot_count_) {
+    slot = p.next_slot++;
+  } else {
+    throw Error("transport flows: host {} has {} messages outstanding; at most {}", c.src,
+                slot_count_, slot_count_);
+  }
+  const uint64_t addr = p.app->base() + uint64_t{slot} * slot_bytes_;
+  p.app->write(addr, tag_payload(id, length));
+  Party* party = &p;
+  c.sender->send(transport::MessageBuffer{p.region, addr, length},
+                 [this, id, party, slot](const transport::SendCompletion& done) {
+                   party->free_slots.push_back(slot);
+                   on_message_done(id, done.status == transport::SendStatus::failed);
+                 });
+}
+
+void TransportFlows::on_delivery(const Channel& c, const transport::Delivery& d) {
+  std::array<std::byte, kTagBytes> bytes{};
+  const size_t n = std::min<uint64_t>(kTagBytes, d.length);
+  d.memory->copy_out(d.addr, std::span(bytes).first(n));
+  uint64_t id = 0;
+  std::memcpy(&id, bytes.data(), kTagBytes);
+  const bool known = id < flows_.size() && flows_[id].flow.src == c.src &&
+                     flows_[id].flow.dst == c.dst && flows_[id].messages > 0;
+  if (known) {
+    ++flows_[id].deliveries;
+  } else {
+    ++unidentified_;
+  }
+}
+
+void TransportFlows::on_message_done(uint64_t id, bool failed) {
+  FlowState& f = flows_[id];
+  RnicFlowRecord& r = records_[id];
+  if (r.complete || r.failed) return;
+  if (failed) {
+    r.failed = true;
+  } else if (--f.left > 0) {
+    return;
+  } else {
+    r.complete = true;
+    ++completed_;
+  }
+  r.finish = kernel_.now();
+  if (f.done) f.done(id);
+}
+
+rnic::DataPathCounters TransportFlows::counters() const {
+  rnic::DataPathCounters sum;
+  for (const Host& h : hosts_) sum += h.device->data_path_counters();
+  return sum;
+}
+
+TransportTotals TransportFlows::totals() const {
+  TransportTotals t;
+  for (const auto& [key, c] : channels_) {
+    const transport::SenderStats& s = c->sender->sender_stats();
+    ++t.connections;
+    t.messages += s.messages_sent;
+    t.chunks += s.chunks;
+    t.retransmitted_wqes += s.retransmitted_wqes;
+    t.losses_detected += s.losses_detected;
+    t.timeouts += s.timeouts;
+    t.tail_probes += s.tail_probes;
+    t.failovers += s.failovers;
+    t.duplicates += c->receiver->receiver_stats().duplicates;
+  }
+  return t;
+}
+
+}  // namespace bifrost::sim
