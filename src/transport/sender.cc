@@ -111,7 +111,11 @@ void Sender::schedule_pump() {
 }
 
 void Sender::pump() {
-  if (!connection_.connected() || failed_) return;
+  if (failed_) {
+    if (!messages_.empty()) fail_all();  // sent after the connection died: fail on this turn
+    return;
+  }
+  if (!connection_.connected()) return;
   if (!connection_.has_primary()) {
     // Every QP is gone. While a reconnect may still bring one back, wait for it; otherwise
     // nothing can carry the messages.

@@ -202,6 +202,10 @@ TEST(Reconnect, UnansweredReconnectFailsTheConnectionWhenNoQpIsLeft) {
   EXPECT_GT(*failed, 0);
   EXPECT_EQ(*failed + static_cast<int>(a.sender_stats().messages_sent), 10);
   EXPECT_TRUE(a.idle());
+  // A message sent to the dead connection completes as failed too, on the next turn.
+  const auto late = send_counting_failures(pair, 1);
+  kernel.run_until(kernel.now() + Time::us(1));
+  EXPECT_EQ(*late, 1);
 }
 
 // The same with a backup: the peer vanishes, the primary and then the backup fail over, and
