@@ -9,7 +9,12 @@ SizeResult latency_result(std::vector<double>& samples, uint32_t bytes) {
   SizeResult r;
   r.bytes = bytes;
   r.iterations = samples.size();
-  if (samples.empty()) return r;
+  set_latency_columns(r, samples);
+  return r;
+}
+
+void set_latency_columns(SizeResult& r, std::vector<double>& samples) {
+  if (samples.empty()) return;
   std::sort(samples.begin(), samples.end());
   // Nearest rank: the smallest sample with at least q of the samples at or below it.
   const auto at = [&](double q) {
@@ -27,7 +32,6 @@ SizeResult latency_result(std::vector<double>& samples, uint32_t bytes) {
   r.t_typical = at(0.5);
   r.t_p99 = at(0.99);
   r.t_p999 = at(0.999);
-  return r;
 }
 
 }  // namespace bifrost::perf

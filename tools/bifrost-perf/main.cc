@@ -3,13 +3,13 @@
 //   bifrost-perf write_bw --bind 10.0.0.2              (server)
 //   bifrost-perf write_bw 10.0.0.2 --verify            (client)
 #include <fmt/core.h>
-#include <sys/resource.h>
 #include <CLI/CLI.hpp>
 
 #include <csignal>
 
 #include "bifrost/core/error.h"
 #include "bifrost/real/offer_json.h"
+#include "bifrost/transport/rpc.h"
 #include "report.h"
 #include "runs.h"
 #include "session.h"
@@ -37,6 +37,17 @@ void validate_bifrost(const Options& o) {
         "QPs); drop -c",
         o.transport, o.transport == "bifrost-uc" ? "UC" : "RC");
   }
+  if (o.is_rpc() && o.verify && (o.size < 8 || o.response_bytes(o.size) < 8)) {
+    throw Error(
+        "rpc_bw --verify needs requests and responses of 8 bytes or more (each carries its "
+        "index in its first 8 bytes)");
+  }
+  if (o.is_rpc() && o.max_size() > (1u << 22) - transport::kRpcHeaderBytes) {
+    throw Error(
+        "-s/--response_size {} does not fit one RPC: a Bifröst message is at most 4194304 "
+        "bytes, of which the RPC header takes {}",
+        o.max_size(), transport::kRpcHeaderBytes);
+  }
   if (o.verify && !o.all_sizes && o.size < 8) {
     throw Error(
         "--verify over a Bifröst transport needs -s 8 or more (each message carries "
@@ -55,10 +66,18 @@ void validate_bifrost(const Options& o) {
 
 void validate(const Options& o) {
   const bool known = o.test == "write_bw" || o.test == "send_bw" || o.test == "read_bw" ||
-                     o.test == "write_lat" || o.test == "send_lat";
+                     o.test == "write_lat" || o.test == "send_lat" || o.test == "rpc_bw";
   if (!known) {
-    throw Error("unknown test '{}': use write_bw, send_bw, read_bw, write_lat or send_lat", o.test);
+    throw Error("unknown test '{}': use write_bw, send_bw, read_bw, write_lat, send_lat or rpc_bw",
+                o.test);
   }
+  if (o.is_rpc() && !o.uses_bifrost()) {
+    throw Error(
+        "{} needs --transport bifrost-uc or bifrost-rc: the RPC helper runs over a Bifröst "
+        "connection",
+        o.test);
+  }
+  if (o.depth == 0 || o.depth > 4096) throw Error("--depth {} is invalid: use 1..4096", o.depth);
   if (o.transport != "rc" && !o.uses_bifrost()) {
     throw Error("unknown --transport '{}': use rc, bifrost-uc or bifrost-rc", o.transport);
   }
@@ -96,13 +115,6 @@ void validate(const Options& o) {
 }
 
 namespace {
-
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
 
 std::vector<uint32_t> sizes_of(const Options& o) {
   if (!o.all_sizes) return {o.size};
@@ -148,7 +160,7 @@ int run(const Options& o) {
   for (const auto& offer : session.peer().offers) {
     results.peer_offers.push_back(real::to_json(offer));
   }
-  results.cpu_seconds = cpu_seconds();
+  results.cpu_seconds = process_cpu_seconds();
   print_footer(o, results);
   if (!o.out_json.empty()) write_json(o.out_json, o, results);
   if (results.corrupt > 0) {
@@ -166,7 +178,8 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   Options o;
   CLI::App app{"bifrost-perf: perftest-style RDMA benchmarks over the bifrost soft RNIC"};
-  app.add_option("test", o.test, "write_bw | send_bw | read_bw | write_lat | send_lat")->required();
+  app.add_option("test", o.test, "write_bw | send_bw | read_bw | write_lat | send_lat | rpc_bw")
+      ->required();
   app.add_option("server", o.server, "server address (client only); omit to be the server");
   app.add_option("-s,--size", o.size, "message size in bytes")->capture_default_str();
   app.add_flag("-a,--all", o.all_sizes, "run sizes 2 B .. 8 MiB");
@@ -195,6 +208,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ack_every", o.ack_every,
                  "Bifröst: WQEs a software ACK coalesces (1: one ACK per WQE)")
+      ->capture_default_str();
+  app.add_option("--depth", o.depth, "rpc_bw: requests outstanding per connection")
+      ->capture_default_str();
+  app.add_option("--response_size", o.response_size,
+                 "rpc_bw: response bytes (default: the request's size)");
+  app.add_option("--hint_when_idle", o.hint_when_idle,
+                 "Bifröst: hint bit also on the tail of a burst (0: only the window's last WQE, "
+                 "A.1.2)")
+      ->capture_default_str();
+  app.add_option("--ack_priority", o.ack_priority,
+                 "Bifröst: software ACKs in a class above the data's (0: the data's class)")
       ->capture_default_str();
   app.add_option("--cc", o.cc, "Bifröst: software congestion control, swift | none")
       ->capture_default_str();

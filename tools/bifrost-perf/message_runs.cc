@@ -18,59 +18,10 @@ using transport::Delivery;
 using transport::SendCompletion;
 using transport::SendStatus;
 
-constexpr uint64_t kIndexBytes = 8;
-
 // Message k of connection c: k in the first 8 bytes, then pattern message_seed(c, k) from
 // pattern offset 8. Without --verify the bytes are whatever the slot held.
 void fill_message(Session& s, size_t c, uint64_t slot, uint64_t k, uint32_t size) {
-  std::span<std::byte> bytes = s.slot_bytes(c, slot, size);
-  std::memcpy(bytes.data(), &k, kIndexBytes);
-  rnic::fill_pattern(message_seed(c, k), kIndexBytes, bytes.subspan(kIndexBytes));
-}
-
-// The bytes of a delivery, valid during the delivery callback.
-std::span<const std::byte> delivered_bytes(const Delivery& d, std::vector<std::byte>& scratch) {
-  const rnic::ContentRun run = d.memory->content_at(d.addr, d.length);
-  if (!run.is_pattern && run.length == d.length) return run.bytes;
-  scratch.resize(d.length);
-  d.memory->copy_out(d.addr, scratch);
-  return scratch;
-}
-
-// The message index a verified delivery names (its first 8 bytes).
-uint64_t index_of(std::span<const std::byte> bytes) {
-  uint64_t k = 0;
-  std::memcpy(&k, bytes.data(), kIndexBytes);
-  return k;
-}
-
-// Where each connection stands, for a stall report: stats and the role and state of each QP.
-std::string describe_connections(Session& s) {
-  std::string out;
-  for (size_t c = 0; c < s.qp_count(); ++c) {
-    transport::Connection& conn = s.connection(c);
-    const auto& t = conn.sender_stats();
-    const auto& r = conn.receiver_stats();
-    out += fmt::format(
-        "; connection {}: idle {}, sent {}, failed {}, WQEs posted {}, retransmitted {}, "
-        "timeouts {}, failovers {}, ACKs in {}, delivered {}, window {} B, QPs",
-        c, conn.idle(), t.messages_sent, t.messages_failed, t.wqes_posted, t.retransmitted_wqes,
-        t.timeouts, t.failovers, t.acks_received, r.messages_delivered, conn.window_bytes());
-    for (const transport::ConnectionQp& q : conn.qps()) {
-      out += fmt::format(" {:#x}:{}/{}", q.qp->qp_num(),
-                         q.role == transport::QpRole::primary  ? "primary"
-                         : q.role == transport::QpRole::backup ? "backup"
-                                                               : "failed",
-                         q.qp->state() == rnic::QpState::err ? "err" : "ok");
-    }
-  }
-  return out;
-}
-
-uint64_t sum_retransmitted(Session& s) {
-  uint64_t n = 0;
-  for (size_t c = 0; c < s.qp_count(); ++c) n += s.connection(c).sender_stats().retransmitted_wqes;
-  return n;
+  fill_indexed(s.slot_bytes(c, slot, size), k, message_seed(c, k));
 }
 
 // Common to the clients: a free list of buffer slots per connection (a slot is reused only
@@ -91,8 +42,6 @@ class MessageRunner : public Runner {
   ~MessageRunner() override {
     for (size_t c = 0; c < s_.qp_count(); ++c) s_.connection(c).set_delivery_handler({});
   }
-  uint64_t verified() const { return verified_; }
-  uint64_t corrupt() const { return corrupt_; }
 
  protected:
   virtual void on_delivery(size_t c, const Delivery& d) = 0;
@@ -209,6 +158,57 @@ class MessageLatClient final : public MessageRunner {
 
 }  // namespace
 
+void fill_indexed(std::span<std::byte> bytes, uint64_t k, uint32_t seed) {
+  std::memcpy(bytes.data(), &k, kIndexBytes);
+  rnic::fill_pattern(seed, kIndexBytes, bytes.subspan(kIndexBytes));
+}
+
+uint64_t index_of(std::span<const std::byte> bytes) {
+  uint64_t k = 0;
+  std::memcpy(&k, bytes.data(), kIndexBytes);
+  return k;
+}
+
+std::span<const std::byte> delivered_bytes(const Delivery& d, std::vector<std::byte>& scratch) {
+  const rnic::ContentRun run = d.memory->content_at(d.addr, d.length);
+  if (!run.is_pattern && run.length == d.length) return run.bytes;
+  scratch.resize(d.length);
+  d.memory->copy_out(d.addr, scratch);
+  return scratch;
+}
+
+std::string describe_connections(Session& s) {
+  std::string out;
+  for (size_t c = 0; c < s.qp_count(); ++c) {
+    transport::Connection& conn = s.connection(c);
+    const auto& t = conn.sender_stats();
+    const auto& r = conn.receiver_stats();
+    out += fmt::format(
+        "; connection {}: idle {}, sent {}, failed {}, WQEs posted {}, retransmitted {}, "
+        "timeouts {}, failovers {}, reconnects started {} done {} abandoned {}, ACKs in {}, "
+        "delivered {}, window {} B, QPs",
+        c, conn.idle(), t.messages_sent, t.messages_failed, t.wqes_posted, t.retransmitted_wqes,
+        t.timeouts, t.failovers, conn.stats().reconnects_started, conn.stats().reconnects_done,
+        conn.stats().reconnects_abandoned, t.acks_received, r.messages_delivered,
+        conn.window_bytes());
+    for (const transport::ConnectionQp& q : conn.qps()) {
+      out += fmt::format(" {:#x}:{}/{}", q.qp->qp_num(),
+                         q.role == transport::QpRole::primary        ? "primary"
+                         : q.role == transport::QpRole::backup       ? "backup"
+                         : q.role == transport::QpRole::reconnecting ? "reconnecting"
+                                                                     : "failed",
+                         q.qp->state() == rnic::QpState::err ? "err" : "ok");
+    }
+  }
+  return out;
+}
+
+uint64_t sum_retransmitted(Session& s) {
+  uint64_t n = 0;
+  for (size_t c = 0; c < s.qp_count(); ++c) n += s.connection(c).sender_stats().retransmitted_wqes;
+  return n;
+}
+
 MessageClientOutcome run_message_client(Session& s, uint32_t size) {
   MessageClientOutcome out;
   if (s.options().is_latency()) {
@@ -228,7 +228,7 @@ MessageClientOutcome run_message_client(Session& s, uint32_t size) {
 }
 
 MessageServer::MessageServer(Session& s, uint32_t size)
-    : Runner(s, size), free_slots_(s.qp_count()), seen_(s.qp_count()) {
+    : Runner(s, size), free_slots_(s.qp_count()) {
   for (auto& slots : free_slots_) {
     for (uint64_t i = s.slots(); i-- > 0;) slots.push_back(i);
   }
@@ -256,27 +256,7 @@ void MessageServer::on_delivery(size_t c, const Delivery& d) {
   const bool need_bytes = o_.verify || o_.is_latency();
   const std::span<const std::byte> bytes =
       need_bytes ? delivered_bytes(d, scratch) : std::span<const std::byte>{};
-  if (o_.verify) {
-    const uint64_t k = d.length >= kIndexBytes ? index_of(bytes) : UINT64_MAX;
-    if (d.length != size_ || k >= (uint64_t{1} << 32)) {
-      if (corrupt_ == 0) {
-        fmt::print(stderr, "bifrost-perf: CORRUPT delivery of {} bytes on connection {}\n",
-                   d.length, c);
-      }
-      ++corrupt_;
-    } else {
-      std::vector<uint8_t>& seen = seen_[c];
-      if (seen.size() <= k) seen.resize(std::max<uint64_t>(k + 1, seen.size() * 2), 0);
-      if (seen[k]++ != 0) {
-        if (duplicates_ == 0) {
-          fmt::print(stderr, "bifrost-perf: message {} of connection {} delivered twice\n", k, c);
-        }
-        ++duplicates_;
-      } else {
-        check(message_seed(c, k), bytes.subspan(kIndexBytes), "delivered", k, kIndexBytes);
-      }
-    }
-  }
+  if (o_.verify) verify_arrival(c, bytes, d.length);
   if (!o_.is_latency()) return;
   // Echo: the delivery's bytes are valid only now, so copy them into a slot of our own.
   if (free_slots_[c].empty()) {
@@ -315,12 +295,7 @@ void MessageServer::settle() {
 }
 
 PeerStats MessageServer::stats() const {
-  PeerStats p;
-  p.verified = verified_;
-  p.corrupt = corrupt_;
-  p.duplicates = duplicates_;
-  p.delivered = received_;
-  return p;
+  return verify_stats(received_);
 }
 
 void settle_connections(Session& s) {

@@ -7,6 +7,8 @@
 // message_seed(c, k) after them, so the receiver (which sees deliveries in any order) can check
 // every one of them and that it arrived exactly once.
 #include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "results.h"
@@ -44,11 +46,24 @@ class MessageServer final : public Runner {
     uint64_t slot;
   };
   std::vector<std::vector<uint64_t>> free_slots_;  // per connection, for echoes
-  std::vector<std::vector<uint8_t>> seen_;         // per connection, by message index
   std::vector<Echo> echoes_;
   uint64_t received_ = 0;
-  uint64_t duplicates_ = 0;
 };
+
+// Verified content: message k carries k in its first kIndexBytes bytes and pattern `seed` from
+// pattern offset kIndexBytes after them.
+inline constexpr uint64_t kIndexBytes = 8;
+void fill_indexed(std::span<std::byte> bytes, uint64_t k, uint32_t seed);
+// The message index a verified message names (its first 8 bytes).
+uint64_t index_of(std::span<const std::byte> bytes);
+// The bytes of a delivery, valid during the delivery callback (copied into `scratch` only if
+// they are not one run of real bytes).
+std::span<const std::byte> delivered_bytes(const transport::Delivery& d,
+                                           std::vector<std::byte>& scratch);
+// Where each connection stands, for a stall report: stats and the role and state of each QP.
+std::string describe_connections(Session& session);
+// Retransmitted WQEs of every connection.
+uint64_t sum_retransmitted(Session& session);
 
 // Sum of the transport counters of every connection, for reports.
 nlohmann::json transport_counters(Session& session);

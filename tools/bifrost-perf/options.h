@@ -1,6 +1,7 @@
 #pragma once
 // bifrost-perf's settings, shaped like perftest's: server and client take the same flags, the
 // client adds the server's address.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -9,7 +10,7 @@ namespace bifrost::perf {
 enum class Op { write, send, read };
 
 struct Options {
-  std::string test;    // write_bw, send_bw, read_bw, write_lat, send_lat
+  std::string test;    // write_bw, send_bw, read_bw, write_lat, send_lat, rpc_bw
   std::string server;  // empty: this is the server
   uint32_t size = 65536;
   bool all_sizes = false;
@@ -39,11 +40,25 @@ struct Options {
   double line_rate_gbps = 100;
   std::string cc = "swift";
   uint32_t ack_every = 32;  // software ACK coalescing: WQEs per ACK (1: an ACK per WQE)
+  // false: the hint bit only on the last WQE the window allows (A.1.2 to the letter), so a lone
+  // WQE waits for a trigger; true (the transport's default) also on the tail of every burst.
+  bool hint_when_idle = true;
+  // false: software ACKs in the data's traffic class, not above it (Fig. 4(b): no priority).
+  bool ack_priority = true;
+  // rpc_bw: requests outstanding per connection, and the response size (0: the request's).
+  uint32_t depth = 8;
+  uint32_t response_size = 0;
 
   bool is_client() const { return !server.empty(); }
   bool is_latency() const { return test.ends_with("_lat"); }
+  // Request/response through transport::RpcChannel (over a Bifröst transport only).
+  bool is_rpc() const { return test.starts_with("rpc"); }
+  uint32_t response_bytes(uint32_t request_bytes) const {
+    return response_size != 0 ? response_size : request_bytes;
+  }
   Op op() const {
-    if (test.starts_with("write")) return Op::write;
+    // RPCs go by the transport's own policy, as write_bw's messages.
+    if (test.starts_with("write") || is_rpc()) return Op::write;
     if (test.starts_with("send")) return Op::send;
     return Op::read;
   }
@@ -53,9 +68,11 @@ struct Options {
   // The Bifröst transport (a message channel) instead of bare verbs.
   bool uses_bifrost() const { return transport == "bifrost-uc" || transport == "bifrost-rc"; }
   // -a: 2 B .. 8 MiB over verbs; over Bifröst 8 B (room for the message index that --verify
-  // needs) .. 4 MiB (the largest Bifröst message), send_bw at most 64 KiB (one SEND each).
+  // needs) .. 4 MiB (the largest Bifröst message), send_bw at most 64 KiB (one SEND each),
+  // rpc_bw 2 MiB. The largest message either side sends (an RPC response may be larger).
   uint32_t min_size() const { return uses_bifrost() ? 8 : 2; }
   uint32_t max_size() const {
+    if (is_rpc()) return std::max(all_sizes ? (1u << 21) : size, response_size);
     if (!all_sizes) return size;
     if (connection == "UD" && !uses_bifrost()) return mtu;  // one packet per UD message
     if (!uses_bifrost()) return 1u << 23;

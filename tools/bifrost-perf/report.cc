@@ -14,6 +14,7 @@ constexpr const char* kRule =
     "---------------------------------------------------------------------------------------";
 
 std::string title(const Options& o) {
+  if (o.is_rpc()) return "RPC BW Test (request/response, transport::RpcChannel)";
   const std::string op = o.op() == Op::write  ? "RDMA_Write"
                          : o.op() == Op::send ? "Send"
                                               : "RDMA_Read";
@@ -38,6 +39,34 @@ uint64_t counter(const nlohmann::json& j, const char* key) {
   return j.contains(key) ? real::integer_field<uint64_t>(j, key) : 0;
 }
 
+// What an RPC costs beyond the wire: software ACKs (both directions: the server's for the
+// requests, the client's for the responses) and CPU of both processes (whole process, so the
+// bootstrap's few milliseconds are in it), per request answered.
+struct RpcCost {
+  uint64_t requests = 0;
+  double acks_per_request = 0;
+  double cpu_here = 0;
+  double cpu_peer = 0;
+  double cpu_us_per_request = 0;
+};
+
+RpcCost rpc_cost(const RunResults& r) {
+  RpcCost c;
+  for (const SizeResult& s : r.sizes) c.requests += s.iterations;
+  const auto acks = [](const nlohmann::json& counters) {
+    return counter(counters.value("transport", nlohmann::json::object()), "acks_sent");
+  };
+  const uint64_t total_acks = acks(r.local_counters) + acks(r.peer_counters);
+  c.cpu_here = r.cpu_seconds;
+  c.cpu_peer = r.peer_counters.value("cpu_seconds", 0.0);
+  if (c.requests > 0) {
+    const auto n = static_cast<double>(c.requests);
+    c.acks_per_request = static_cast<double>(total_acks) / n;
+    c.cpu_us_per_request = (c.cpu_here + c.cpu_peer) / n * 1e6;
+  }
+  return c;
+}
+
 }  // namespace
 
 void print_banner(Session& s) {
@@ -53,8 +82,11 @@ void print_banner(Session& s) {
                o.transport);
     fmt::print(" Connection type : {:<16}Using SRQ      : OFF\n", o.connection);
   }
-  fmt::print(" {} : {}\n", o.is_latency() ? "TX depth       " : "TX depth       ",
-             o.is_latency() ? 1 : std::min(o.tx_depth, s.slots()));
+  fmt::print(" {} : {}\n", o.is_rpc() ? "I/O depth      " : "TX depth       ",
+             o.is_latency() ? 1
+             : o.is_rpc()   ? o.depth
+                            : std::min(o.tx_depth, s.slots()));
+  if (o.is_rpc()) fmt::print(" Response size   : {}[B]\n", o.response_bytes(o.size));
   fmt::print(" Mtu             : {}[B]\n", o.mtu);
   fmt::print(" Link type       : Ethernet (RoCEv2, UDP 4791)\n");
   fmt::print(" Data ex. method : TCP (bootstrap protocol {})\n", real::kBootstrapVersion);
@@ -72,6 +104,12 @@ void print_banner(Session& s) {
 }
 
 void print_table_header(const Options& o) {
+  if (o.is_rpc()) {
+    fmt::print(
+        " #bytes     #requests     Requests/s     RTT avg[usec]   p50[usec]    p99[usec]    "
+        "p99.9[usec]\n");
+    return;
+  }
   if (o.is_latency()) {
     fmt::print(
         " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
@@ -84,7 +122,11 @@ void print_table_header(const Options& o) {
 }
 
 void print_row(const Options& o, const SizeResult& r) {
-  if (o.is_latency()) {
+  if (o.is_rpc()) {
+    fmt::print(" {:<10} {:<10}    {:<12.0f}   {:<10.2f}      {:<10.2f}   {:<10.2f}   {:<10.2f}\n",
+               r.bytes, r.iterations, r.msg_rate_mpps * 1e6, r.t_avg, r.t_typical, r.t_p99,
+               r.t_p999);
+  } else if (o.is_latency()) {
     fmt::print(
         " {:<6} {:<10}     {:<10.2f}     {:<10.2f}   {:<10.2f}       {:<10.2f}     "
         "{:<10.2f}      {:<10.2f}             {:<10.2f}\n",
@@ -129,6 +171,25 @@ void print_footer(const Options& o, const RunResults& r) {
         counter(t, "acks_sent"), counter(pt, "acks_sent"), counter(t, "acks_received"),
         counter(pt, "acks_received"), counter(t, "duplicates"), counter(pt, "duplicates"));
   }
+  if (o.is_rpc()) {
+    const RpcCost cost = rpc_cost(r);
+    fmt::print(
+        " RPC cost        : {:.3f} software ACKs per request ({} + {} sent here / at the peer), "
+        "CPU {:.2f} + {:.2f} s = {:.2f} us per request\n",
+        cost.acks_per_request,
+        counter(local.value("transport", nlohmann::json::object()), "acks_sent"),
+        counter(peer.value("transport", nlohmann::json::object()), "acks_sent"), cost.cpu_here,
+        cost.cpu_peer, cost.cpu_us_per_request);
+    fmt::print(
+        " socket queueing : mean {:.1f} / {:.1f} us from kernel arrival to the NIC (here / peer)\n",
+        local.value("udp_rx_queueing_mean_us", 0.0), peer.value("udp_rx_queueing_mean_us", 0.0));
+    for (const SizeResult& s : r.sizes) {
+      fmt::print(
+          " transport RTT   : {} eq. (1) samples looked at, p50 {:.2f} / p99 {:.2f} / "
+          "p99.9 {:.2f} us ({} B)\n",
+          s.eq1_samples, s.eq1_p50, s.eq1_p99, s.eq1_p999, s.bytes);
+    }
+  }
   if (o.verify) {
     fmt::print(" verified        : {} messages intact, {} corrupt, {} missing", r.verified,
                r.corrupt, r.missing);
@@ -142,23 +203,35 @@ void print_footer(const Options& o, const RunResults& r) {
 void write_json(const std::string& path, const Options& o, const RunResults& r) {
   nlohmann::json sizes = nlohmann::json::array();
   for (const SizeResult& s : r.sizes) sizes.push_back(to_json(s));
-  const nlohmann::json doc = {{"test", o.test},
-                              {"role", o.is_client() ? "client" : "server"},
-                              {"connection", o.connection},
-                              {"transport", o.transport},
-                              {"mtu", o.mtu},
-                              {"qps", o.qps},
-                              {"verify", o.verify},
-                              {"results", sizes},
-                              {"verified", r.verified},
-                              {"corrupt", r.corrupt},
-                              {"missing", r.missing},
-                              {"duplicates", r.duplicates},
-                              {"cpu_seconds", r.cpu_seconds},
-                              {"counters", r.local_counters},
-                              {"peer_counters", r.peer_counters},
-                              {"offers", r.offers},
-                              {"peer_offers", r.peer_offers}};
+  nlohmann::json doc = {{"test", o.test},
+                        {"role", o.is_client() ? "client" : "server"},
+                        {"connection", o.connection},
+                        {"transport", o.transport},
+                        {"mtu", o.mtu},
+                        {"qps", o.qps},
+                        {"verify", o.verify},
+                        {"results", sizes},
+                        {"verified", r.verified},
+                        {"corrupt", r.corrupt},
+                        {"missing", r.missing},
+                        {"duplicates", r.duplicates},
+                        {"cpu_seconds", r.cpu_seconds},
+                        {"counters", r.local_counters},
+                        {"peer_counters", r.peer_counters},
+                        {"offers", r.offers},
+                        {"peer_offers", r.peer_offers}};
+  if (o.is_rpc()) {
+    const RpcCost cost = rpc_cost(r);
+    doc["rpc"] = {{"depth", o.depth},
+                  {"response_bytes", o.response_bytes(o.size)},
+                  {"ack_every", o.ack_every},
+                  {"hint_when_idle", o.hint_when_idle},
+                  {"requests", cost.requests},
+                  {"acks_per_request", cost.acks_per_request},
+                  {"cpu_seconds_here", cost.cpu_here},
+                  {"cpu_seconds_peer", cost.cpu_peer},
+                  {"cpu_us_per_request", cost.cpu_us_per_request}};
+  }
   std::ofstream out(path);
   if (!out) throw Error("cannot write {}", path);
   out << doc.dump(2) << "\n";

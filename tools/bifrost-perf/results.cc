@@ -1,5 +1,7 @@
 #include "results.h"
 
+#include <sys/resource.h>
+
 #include "bifrost/real/json_fields.h"
 
 namespace bifrost::perf {
@@ -18,7 +20,18 @@ nlohmann::json to_json(const SizeResult& r) {
           {"t_avg_us", r.t_avg},
           {"t_stdev_us", r.t_stdev},
           {"t_p99_us", r.t_p99},
-          {"t_p999_us", r.t_p999}};
+          {"t_p999_us", r.t_p999},
+          {"eq1_rtt_samples", r.eq1_samples},
+          {"eq1_rtt_p50_us", r.eq1_p50},
+          {"eq1_rtt_p99_us", r.eq1_p99},
+          {"eq1_rtt_p999_us", r.eq1_p999}};
+}
+
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 SizeResult size_result_from_json(const nlohmann::json& j) {
@@ -36,6 +49,10 @@ SizeResult size_result_from_json(const nlohmann::json& j) {
   r.t_stdev = j.at("t_stdev_us").get<double>();
   r.t_p99 = j.at("t_p99_us").get<double>();
   r.t_p999 = j.at("t_p999_us").get<double>();
+  r.eq1_samples = real::integer_field<uint64_t>(j, "eq1_rtt_samples");
+  r.eq1_p50 = j.at("eq1_rtt_p50_us").get<double>();
+  r.eq1_p99 = j.at("eq1_rtt_p99_us").get<double>();
+  r.eq1_p999 = j.at("eq1_rtt_p999_us").get<double>();
   return r;
 }
 

@@ -18,6 +18,10 @@ struct SizeResult {
   double msg_rate_mpps = 0;
   // Latency tests: one-way time (half the round trip) in microseconds.
   double t_min = 0, t_max = 0, t_typical = 0, t_avg = 0, t_stdev = 0, t_p99 = 0, t_p999 = 0;
+  // rpc_bw: the transport's own RTT samples (eq. 1), the newest one looked at on each response
+  // whenever the connection took a new sample since the last look, in microseconds.
+  uint64_t eq1_samples = 0;
+  double eq1_p50 = 0, eq1_p99 = 0, eq1_p999 = 0;
 };
 
 // What the receiving side saw, sent back to the client at the end of every size.
@@ -44,6 +48,8 @@ struct RunResults {
 };
 
 nlohmann::json to_json(const SizeResult& r);
+// User + system CPU of this process so far.
+double process_cpu_seconds();
 SizeResult size_result_from_json(const nlohmann::json& j);
 
 }  // namespace bifrost::perf

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "bifrost/core/error.h"
+#include "message_runs.h"
 
 namespace bifrost::perf {
 namespace {
@@ -50,6 +51,40 @@ void Runner::check(uint32_t seed, std::span<const std::byte> bytes, const char* 
     fmt::print(stderr, "bifrost-perf: CORRUPT {} message {} ({} bytes)\n", what, k, bytes.size());
   }
   ++corrupt_;
+}
+
+std::optional<uint64_t> Runner::verify_arrival(size_t lane, std::span<const std::byte> bytes,
+                                               uint64_t length) {
+  const uint64_t k = length >= kIndexBytes ? index_of(bytes) : UINT64_MAX;
+  if (length != size_ || k >= (uint64_t{1} << 32)) {
+    if (corrupt_ == 0) {
+      fmt::print(stderr, "bifrost-perf: CORRUPT delivery of {} bytes on connection {}\n", length,
+                 lane);
+    }
+    ++corrupt_;
+    return std::nullopt;
+  }
+  if (seen_.size() <= lane) seen_.resize(lane + 1);
+  std::vector<uint8_t>& seen = seen_[lane];
+  if (seen.size() <= k) seen.resize(std::max<uint64_t>(k + 1, seen.size() * 2), 0);
+  if (seen[k]++ != 0) {
+    if (duplicates_ == 0) {
+      fmt::print(stderr, "bifrost-perf: message {} of connection {} delivered twice\n", k, lane);
+    }
+    ++duplicates_;
+    return k;
+  }
+  check(message_seed(lane, k), bytes.subspan(kIndexBytes), "delivered", k, kIndexBytes);
+  return k;
+}
+
+PeerStats Runner::verify_stats(uint64_t delivered) const {
+  PeerStats p;
+  p.verified = verified_;
+  p.corrupt = corrupt_;
+  p.duplicates = duplicates_;
+  p.delivered = delivered;
+  return p;
 }
 
 void Runner::arm_tick() {

@@ -2,8 +2,12 @@
 // What every bifrost-perf test loop shares: deferred posting, the 100 ms watchdog (peer
 // liveness on the control connection, no-progress timeout, peak bandwidth, progress lines)
 // and the first failure, which ends the run with an Error.
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "results.h"
 #include "session.h"
 
 namespace bifrost::perf {
@@ -18,6 +22,9 @@ class Runner {
   // Runs until done() or a failure; throws Error on failure. `watch_channel`: anything on the
   // control connection during the run is the peer's error or death.
   void run(bool watch_channel);
+  // Messages this side checked with --verify: intact, and corrupt.
+  uint64_t verified() const { return verified_; }
+  uint64_t corrupt() const { return corrupt_; }
 
  protected:
   virtual void post_more() = 0;
@@ -39,6 +46,16 @@ class Runner {
   void check(uint32_t seed, std::span<const std::byte> bytes, const char* what, uint64_t k,
              uint64_t offset = 0);
 
+  // --verify at a receiver: a message of `length` bytes on lane (QP or connection) `lane` must
+  // be size_ bytes long, name an index k in its first bytes, arrive only once and hold
+  // pattern message_seed(lane, k) after the index. Counts corrupt messages and repeats
+  // (reporting the first of each); returns k if the message names an index.
+  std::optional<uint64_t> verify_arrival(size_t lane, std::span<const std::byte> bytes,
+                                         uint64_t length);
+
+  // What this side verified, for the peer: counts of verify_arrival and check.
+  PeerStats verify_stats(uint64_t delivered) const;
+
   Session& s_;
   const Options& o_;
   uint32_t size_;
@@ -46,6 +63,7 @@ class Runner {
   double peak_bps_ = 0;
   uint64_t verified_ = 0;
   uint64_t corrupt_ = 0;
+  uint64_t duplicates_ = 0;  // messages that arrived more than once (verify_arrival)
 
  private:
   void arm_tick();
@@ -60,6 +78,7 @@ class Runner {
   bool watch_channel_ = true;
   bool post_scheduled_ = false;
   std::string failure_;
+  std::vector<std::vector<uint8_t>> seen_;  // per lane, by message index (verify_arrival)
 };
 
 }  // namespace bifrost::perf

@@ -11,6 +11,7 @@
 #include "bw_tally.h"
 #include "latency_stats.h"
 #include "message_runs.h"
+#include "rpc_runs.h"
 #include "runner.h"
 
 namespace bifrost::perf {
@@ -89,8 +90,6 @@ class BwClient final : public VerbsRunner {
         tally_(o_, s.qp_count(), size, s.loop().now()),
         window_(std::min<uint64_t>(o_.tx_depth, s.slots())) {}
   SizeResult result() const { return tally_.result(start_, peak_bps_); }
-  uint64_t verified() const { return verified_; }
-  uint64_t corrupt() const { return corrupt_; }
 
  private:
   void post_more() override {
@@ -237,8 +236,6 @@ class LatClient final : public VerbsRunner {
     r.seconds = (s_.loop().now() - start_).seconds();
     return r;
   }
-  uint64_t verified() const { return verified_; }
-  uint64_t corrupt() const { return corrupt_; }
 
  private:
   void post_more() override {
@@ -335,7 +332,9 @@ nlohmann::json local_counters(Session& s) {
                       {"udp_rx_kernel_drops", p.rx_kernel_drops},
                       {"udp_rx_truncated", p.rx_truncated},
                       {"udp_rx_malformed", p.rx_malformed},
-                      {"udp_rx_bad_icrc", p.rx_bad_icrc}};
+                      {"udp_rx_bad_icrc", p.rx_bad_icrc},
+                      {"udp_rx_queueing_mean_us", s.port().mean_rx_queueing().microseconds()},
+                      {"cpu_seconds", process_cpu_seconds()}};
   if (s.has_endpoint()) j["transport"] = transport_counters(s);
   return j;
 }
@@ -346,7 +345,12 @@ SizeResult run_client_size(Session& s, uint32_t size, RunResults& results) {
   const nlohmann::json ready = s.channel().receive(control_timeout(o));
   if (ready.value("phase", "") != "ready") throw Error("the server did not get ready");
   SizeResult r;
-  if (o.uses_bifrost()) {
+  if (o.is_rpc()) {
+    const RpcClientOutcome out = run_rpc_client(s, size);
+    r = out.result;
+    results.verified += out.verified;
+    results.corrupt += out.corrupt;
+  } else if (o.uses_bifrost()) {
     const MessageClientOutcome out = run_message_client(s, size);
     r = out.result;
     results.verified += out.verified;
@@ -379,6 +383,31 @@ SizeResult run_client_size(Session& s, uint32_t size, RunResults& results) {
   return r;
 }
 
+namespace {
+
+// One size of a Bifröst server (messages or RPCs): serve until the client is done, settle,
+// answer with what this side saw.
+template <typename Server>
+void serve_size(Session& s, uint32_t size, RunResults& results) {
+  Server server(s, size);
+  s.channel().send({{"phase", "ready"}});
+  server.run(false);
+  const nlohmann::json done = s.channel().receive(control_timeout(s.options()));
+  if (done.value("phase", "") != "done") {
+    throw Error("unexpected control message '{}'", done.dump());
+  }
+  server.settle();
+  const PeerStats stats = server.stats();
+  results.verified += stats.verified;
+  results.corrupt += stats.corrupt;
+  results.duplicates += stats.duplicates;
+  results.sizes.push_back(size_result_from_json(done.at("result")));
+  results.peer_counters = done.at("counters");
+  s.channel().send({{"phase", "stats"}, {"stats", to_json(stats, local_counters(s))}});
+}
+
+}  // namespace
+
 RunResults run_server(Session& s) {
   const Options& o = s.options();
   RunResults results;
@@ -393,22 +422,12 @@ RunResults run_server(Session& s) {
     if (phase == "bye") break;
     if (phase != "start") throw Error("unexpected control message '{}'", m.dump());
     const auto size = real::integer_field<uint32_t>(m, "size");
+    if (o.is_rpc()) {
+      serve_size<RpcServer>(s, size, results);
+      continue;
+    }
     if (o.uses_bifrost()) {
-      MessageServer server(s, size);
-      s.channel().send({{"phase", "ready"}});
-      server.run(false);
-      const nlohmann::json done = s.channel().receive(control_timeout(o));
-      if (done.value("phase", "") != "done") {
-        throw Error("unexpected control message '{}'", done.dump());
-      }
-      server.settle();
-      const PeerStats stats = server.stats();
-      results.verified += stats.verified;
-      results.corrupt += stats.corrupt;
-      results.duplicates += stats.duplicates;
-      results.sizes.push_back(size_result_from_json(done.at("result")));
-      results.peer_counters = done.at("counters");
-      s.channel().send({{"phase", "stats"}, {"stats", to_json(stats, local_counters(s))}});
+      serve_size<MessageServer>(s, size, results);
       continue;
     }
     Responder responder(s, size, receives_posted);

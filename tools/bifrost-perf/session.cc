@@ -32,7 +32,10 @@ nlohmann::json settings_of(const Options& o) {
           {"min_rto_us", o.min_rto_us},
           {"line_rate_gbps", o.line_rate_gbps},
           {"cc", o.cc},
-          {"ack_every", o.ack_every}};
+          {"ack_every", o.ack_every},
+          {"hint_when_idle", o.hint_when_idle},
+          {"response_size", o.response_size},
+          {"ack_priority", o.ack_priority}};
 }
 
 transport::TransportConfig transport_config(const Options& o) {
@@ -45,6 +48,12 @@ transport::TransportConfig transport_config(const Options& o) {
   c.line_rate_bps = static_cast<uint64_t>(o.line_rate_gbps * 1e9);
   c.cc = o.cc;
   c.ack_every_wqes = o.ack_every;
+  c.hint_when_idle = o.hint_when_idle;
+  // A reconnect is agreed by control messages the peer's event loop answers; on a loaded host
+  // it may not get to them for milliseconds (the transport's 10 x 1 ms gave up on every QP of
+  // a loopback rpc_bw run), so ask every RTO floor, 20 times.
+  c.reconnect_interval = c.min_rto;
+  c.reconnect_attempts = 20;
   // The soft NIC answers slower than a hardware one: the RC ACK timeout is bifrost-perf's.
   c.rc_timeout = o.qp_timeout;
   // send_bw: every message one SEND (the small-message path), however large.
@@ -94,6 +103,7 @@ Session::Session(const Options& options)
     ec.memory = transport::MemoryKind::bytes;
     ec.seed = dc.seed;
     ec.cq_entries = 1 << 16;
+    if (!options_.ack_priority) ec.ack_traffic_class = ec.data_traffic_class;
     endpoint_ = std::make_unique<transport::Endpoint>(*device_, ec);
   }
   // Messages are read in place by the NIC; the Bifröst endpoint's own memory (receive slots,
