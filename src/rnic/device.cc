@@ -31,6 +31,7 @@ Device::Device(world::Scheduler& scheduler, DeviceConfig config)
       cache_(config_.context_cache, Bytes(engine_->footprint().per_qp_bytes)),
       notification_point_(config_.min_time_between_cnps) {
   if (config_.dcqcn) config_.data_path.ecn_capable = true;
+  engine_->set_clock(scheduler_);
   if (config_.receive_pipeline) pipeline_.emplace(*config_.receive_pipeline);
   if (config_.per_priority_limiters > 0) {
     class_limiters_.emplace(config_.per_priority_limiters, config_.rate_limiter);

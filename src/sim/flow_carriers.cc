@@ -53,6 +53,8 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
   rnic::DeviceConfig d;
   d.seed = sc.simulation.seed;
   d.recovery.kind = rnic::recovery::parse_engine_kind(sc.nic.recovery);
+  d.recovery.bdp_packets = sc.nic.bdp_packets;
+  d.recovery.fasr_pool = {sc.nic.fasr_units, sc.nic.fasr_blocks, sc.nic.fasr_block_bits};
   d.data_path.ack_every_packets = sc.nic.ack_every_packets;
   d.data_path.ecn_capable = sc.switches.ecn.has_value();
   if (sc.nic.dcqcn) d.dcqcn = rnic::DcqcnConfig{};
@@ -99,6 +101,18 @@ RnicFlowsConfig rnic_flows_config(const scenario::Scenario& sc) {
   c.device = device_config(sc);
   return c;
 }
+
+// One RC QP pair per flow; also reports the NICs' FaSR pools.
+class RnicCarrier final : public RdmaCarrier<RnicFlows> {
+ public:
+  RnicCarrier(const scenario::Scenario& sc, EventKernel& kernel, Network& network)
+      : RdmaCarrier(nic_text(sc), kernel, network, rnic_flows_config(sc)) {}
+
+  void add_counters(RunSummary& summary) const override {
+    RdmaCarrier::add_counters(summary);
+    summary.metrics.fasr_pool = flows_.fasr_pools();
+  }
+};
 
 // Bifröst connections between soft RNICs; closed loops run over it.
 class TransportCarrier final : public RdmaCarrier<TransportFlows> {
@@ -152,8 +166,7 @@ std::unique_ptr<FlowCarrier> make_flow_carrier(const scenario::Scenario& sc, Eve
     return std::make_unique<TransportCarrier>(sc, kernel, network);
   }
   if (sc.nic.model == scenario::NicModel::rnic) {
-    return std::make_unique<RdmaCarrier<RnicFlows>>(nic_text(sc), kernel, network,
-                                                    rnic_flows_config(sc));
+    return std::make_unique<RnicCarrier>(sc, kernel, network);
   }
   return std::make_unique<LineRateCarrier>(sc, kernel, network);
 }

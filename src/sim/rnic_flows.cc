@@ -4,6 +4,7 @@
 
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/connect.h"
+#include "bifrost/rnic/recovery/fasr.h"
 #include "bifrost/rnic/segmenter.h"
 #include "bifrost/rnic/work_request.h"
 
@@ -16,6 +17,28 @@ namespace {
 constexpr uint64_t kBufferBase = 0x1000;
 constexpr uint64_t kBufferBytes = uint64_t{1} << 44;
 constexpr uint64_t kChunk = uint64_t{1} << 30;  // below the 2^31 message limit
+
+metrics::FasrPoolNic pool_record(const std::string& nic, const recovery::FasrPool& pool) {
+  const recovery::FasrPoolUsage& u = pool.usage();
+  const recovery::FasrPoolOccupancy o = pool.occupancy();
+  metrics::FasrPoolNic r;
+  r.nic = nic;
+  r.peak_units = u.peak_units;
+  r.peak_blocks = u.peak_blocks;
+  r.peak_bytes = (u.peak_bits + 7) / 8;
+  r.mean_units = o.mean_units();
+  r.mean_blocks = o.mean_blocks();
+  r.mean_bytes = o.mean_bytes();
+  r.observed = o.observed();
+  r.units_exhausted = o.units_exhausted;
+  r.unit_allocations = u.unit_allocations;
+  r.block_allocations = u.block_allocations;
+  r.fallbacks = u.fallbacks;
+  r.unit_fallbacks = u.unit_fallbacks;
+  r.fast_recoveries = u.fast_recoveries;
+  r.slow_recoveries = u.slow_recoveries;
+  return r;
+}
 
 }  // namespace
 
@@ -155,6 +178,18 @@ void RnicFlows::finish(uint32_t id, bool failed) {
     nics_[a.src].device->destroy_qp(a.sender->qp_num());
     a.sender = nullptr;
   }
+}
+
+std::optional<metrics::FasrPoolMetrics> RnicFlows::fasr_pools() const {
+  if (config_.device.recovery.kind != recovery::EngineKind::fasr) return std::nullopt;
+  const recovery::FasrPoolConfig& c = config_.device.recovery.fasr_pool;
+  metrics::FasrPoolMetrics m{c.units, c.blocks, c.block_bits, recovery::fasr_pool_bytes(c), {}};
+  for (uint32_t h = 0; h < nics_.size(); ++h) {
+    const auto& engine =
+        dynamic_cast<const recovery::FasrEngine&>(nics_[h].device->recovery_engine());
+    m.nics.push_back(pool_record(network_.host(h).name(), engine.pool()));
+  }
+  return m;
 }
 
 rnic::DataPathCounters RnicFlows::counters() const {

@@ -184,6 +184,17 @@ void collect_counters(Network& network, RunSummary& summary) {
   }
 }
 
+// [topology] <class>_loss: each direction of a link draws its losses from its own stream (the
+// link's seed, streams "a_to_b" and "b_to_a": net::Link), so runs repeat with the seed.
+void apply_link_loss(const scenario::Scenario& sc, Network& network) {
+  for (const auto& info : network.links()) {
+    const double loss = scenario::link_class_spec(sc.topology, info.link_class).loss;
+    if (loss == 0) continue;
+    info.link->a_to_b().set_loss_rate(loss);
+    info.link->b_to_a().set_loss_rate(loss);
+  }
+}
+
 }  // namespace
 
 Time ideal_fct(Bytes size, uint32_t mtu, const std::vector<const Network::LinkInfo*>& path,
@@ -245,6 +256,7 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   for (const auto& w : sc.workloads)
     nc.lossless_priorities |= static_cast<uint8_t>(1u << w.priority);
   Network network(kernel, topology::describe(sc.topology), nc);
+  apply_link_loss(sc, network);
   // Closed loops append their requests to `flows` while the run goes.
   std::vector<workload::Flow> flows = scenario::build_flows(sc);
 

@@ -4,21 +4,14 @@
 
 #include <unordered_set>
 
+#include "manual_scheduler.h"
 #include "support/error_message.h"
 
 namespace bifrost::rnic {
 namespace {
 
 using testing::error_of;
-
-// A clock that stands still unless the test moves it; the device only reads now().
-class ManualScheduler : public world::Scheduler {
- public:
-  Time now() const override { return now_; }
-  world::TimerId at(Time, world::TimerCallback) override { return {}; }
-  bool cancel(world::TimerId) override { return false; }
-  Time now_;
-};
+using testing::ManualScheduler;
 
 DeviceConfig config() {
   DeviceConfig c;

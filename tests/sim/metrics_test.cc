@@ -164,7 +164,7 @@ TEST(Writers, QueuesPausesDrops) {
 }
 
 TEST(Writers, SummaryJson) {
-  RunMetrics m{hand_worked(), {}, {}, {}, {}};
+  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}};
   const uint32_t link = m.throughput.add_link("bottleneck");
   m.throughput.sample(link, Time::zero(), Bytes(0));
   m.throughput.sample(link, Time::us(10), Bytes(125'000));
@@ -206,7 +206,7 @@ TEST(Writers, SummaryJson) {
 TEST(Writers, WriteOutputsCreatesEveryFile) {
   const auto dir = std::filesystem::temp_directory_path() / "bifrost_metrics_test" / "out";
   std::filesystem::remove_all(dir.parent_path());
-  const RunMetrics m{hand_worked(), {}, {}, {}, {}};
+  const RunMetrics m{hand_worked(), {}, {}, {}, {}, {}};
   write_outputs(m, RunInfo{"s.toml", 1, Time::ms(1), std::nullopt}, dir, false);
   for (std::string_view file : kOutputFiles) {
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;

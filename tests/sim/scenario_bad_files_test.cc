@@ -136,7 +136,7 @@ constexpr BadFile kBadFiles[] = {
      "bad_interval.toml:5:18: metrics.queue_interval: must be greater than zero, found \"0us\""},
     {"bad_key_for_kind.toml",
      "bad_key_for_kind.toml:4:1: topology: unknown key \"spines\" for kind \"star\"; valid keys: "
-     "kind, host_rate, host_delay, host_length, host_jitter, hosts"},
+     "kind, host_rate, host_delay, host_length, host_jitter, host_loss, hosts"},
     {"bad_kind.toml",
      "bad_kind.toml:2:8: topology.kind: \"ring\" is not valid; valid choices: dumbbell, star, "
      "leaf_spine, fat_tree, parking_lot, two_dc"},

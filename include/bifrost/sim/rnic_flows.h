@@ -7,10 +7,12 @@
 // million-packet flows cost no memory for payloads.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "bifrost/rnic/device.h"
 #include "bifrost/sim/event_kernel.h"
+#include "bifrost/sim/metrics/fasr_pool_metrics.h"
 #include "bifrost/sim/network.h"
 #include "bifrost/sim/workload/flow.h"
 
@@ -46,6 +48,10 @@ class RnicFlows {
   size_t completed() const { return completed_; }
   // Summed over every device.
   rnic::DataPathCounters counters() const;
+  // Host `h`'s NIC.
+  const rnic::Device& device(uint32_t host) const { return *nics_.at(host).device; }
+  // Every NIC's FaSR pool until now, in host order; nullopt when the NICs run another engine.
+  std::optional<metrics::FasrPoolMetrics> fasr_pools() const;
 
  private:
   struct Active {

@@ -32,10 +32,15 @@ void give_back(std::vector<uint64_t>& free, int32_t index) {
 
 }  // namespace
 
-uint64_t fasr_pool_bytes(const FasrPoolConfig& config) {
+uint64_t fasr_block_entry_bits(const FasrPoolConfig& config) {
   const uint64_t pointer_bits = std::bit_width(config.blocks > 0 ? config.blocks - 1 : 0u);
-  const uint64_t bits = uint64_t{config.units} * (kFasrUnitBytes * 8 + 1) +
-                        uint64_t{config.blocks} * (config.block_bits + pointer_bits + 1);
+  return config.block_bits + pointer_bits;
+}
+
+uint64_t fasr_pool_bytes(const FasrPoolConfig& config) {
+  // One availability bit per unit and per block on top of what each holds.
+  const uint64_t bits = uint64_t{config.units} * (kFasrUnitBits + 1) +
+                        uint64_t{config.blocks} * (fasr_block_entry_bits(config) + 1);
   return (bits + 7) / 8;
 }
 
@@ -45,7 +50,8 @@ FasrPool::FasrPool(const FasrPoolConfig& config)
       unit_free_(all_free(config.units)),
       block_free_(all_free(config.blocks)),
       bits_(config.blocks, 0),
-      next_(config.blocks, kNull) {
+      next_(config.blocks, kNull),
+      block_entry_bits_(fasr_block_entry_bits(config)) {
   if (config.units == 0 || config.units > 4096 || config.blocks == 0 ||
       config.blocks > (1u << 20)) {
     throw Error("fasr: the pool needs 1..4096 units and 1..{} blocks (got {} and {})", 1u << 20,
@@ -56,19 +62,63 @@ FasrPool::FasrPool(const FasrPoolConfig& config)
   }
 }
 
+void FasrPool::set_clock(const world::Scheduler& clock) {
+  clock_ = &clock;
+  last_change_ = clock.now();
+  occupancy_ = FasrPoolOccupancy{};
+  occupancy_.since = last_change_;
+}
+
+uint64_t FasrPool::bits_in_use() const {
+  return uint64_t{usage_.units_in_use} * kFasrUnitBits +
+         uint64_t{usage_.blocks_in_use} * block_entry_bits_;
+}
+
+void FasrPool::add_span(FasrPoolOccupancy& o, Time now) const {
+  const Time span = now - last_change_;
+  const auto ps = static_cast<double>(span.picoseconds());
+  o.unit_ps += usage_.units_in_use * ps;
+  o.block_ps += usage_.blocks_in_use * ps;
+  o.bit_ps += static_cast<double>(bits_in_use()) * ps;
+  if (usage_.units_in_use == config_.units) o.units_exhausted += span;
+}
+
+void FasrPool::account_time() {
+  if (clock_ == nullptr) return;
+  const Time now = clock_->now();
+  add_span(occupancy_, now);
+  last_change_ = now;
+}
+
+void FasrPool::note_peak() {
+  usage_.peak_units = std::max(usage_.peak_units, usage_.units_in_use);
+  usage_.peak_blocks = std::max(usage_.peak_blocks, usage_.blocks_in_use);
+  usage_.peak_bits = std::max(usage_.peak_bits, bits_in_use());
+}
+
+FasrPoolOccupancy FasrPool::occupancy() const {
+  if (clock_ == nullptr) return {};
+  FasrPoolOccupancy o = occupancy_;
+  o.until = clock_->now();
+  add_span(o, o.until);
+  return o;
+}
+
 int32_t FasrPool::allocate_unit() {
   const int32_t index = take(unit_free_);
   if (index == kNull) return kNull;
   units_[static_cast<size_t>(index)] = FasrUnit{};
+  account_time();
   ++usage_.units_in_use;
   ++usage_.unit_allocations;
-  usage_.peak_units = std::max(usage_.peak_units, usage_.units_in_use);
+  note_peak();
   return index;
 }
 
 void FasrPool::release_unit(int32_t index) {
   release_blocks(index);
   give_back(unit_free_, index);
+  account_time();
   --usage_.units_in_use;
 }
 
@@ -77,14 +127,16 @@ int32_t FasrPool::allocate_block() {
   if (block == kNull) return kNull;
   bits_[static_cast<size_t>(block)] = 0;
   next_[static_cast<size_t>(block)] = kNull;
+  account_time();
   ++usage_.blocks_in_use;
   ++usage_.block_allocations;
-  usage_.peak_blocks = std::max(usage_.peak_blocks, usage_.blocks_in_use);
+  note_peak();
   return block;
 }
 
 void FasrPool::free_block(int32_t block) {
   give_back(block_free_, block);
+  account_time();
   --usage_.blocks_in_use;
 }
 

@@ -97,7 +97,8 @@ Arrival FasrResponder::classify(uint32_t psn, uint32_t expected) {
     return Arrival::drop;
   }
   if (!can_record(psn)) {
-    drop_reason_ = DropReason::exhausted;
+    drop_reason_ = unit_ == FasrPool::kNull && pool_->free_units() == 0 ? DropReason::no_unit
+                                                                        : DropReason::no_block;
     return Arrival::drop;
   }
   return Arrival::out_of_order;
@@ -205,9 +206,9 @@ Feedback FasrResponder::feedback(Arrival arrival) {
     fnack_sent_ = true;
     return Feedback::fnack;
   }
-  if (drop_reason_ == DropReason::exhausted) {
+  if (drop_reason_ == DropReason::no_unit || drop_reason_ == DropReason::no_block) {
     gbn_ = true;
-    pool_->count_fallback();
+    pool_->count_fallback(drop_reason_ == DropReason::no_unit);
   }
   if (nak_sent_) return Feedback::none;
   nak_sent_ = true;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bifrost/sim/metrics/writers.h"
+#include "fasr_pool_json.h"
 
 namespace bifrost::sim::metrics {
 
@@ -133,6 +134,7 @@ std::string summary_json(const RunMetrics& metrics, const RunInfo& info) {
   j["queues"] = queues(metrics.queues);
   j["pauses"] = pauses(metrics.pauses);
   j["drops"] = drops(metrics.drops);
+  if (metrics.fasr_pool) j["fasr_pool"] = detail::fasr_pool_summary(*metrics.fasr_pool);
   return j.dump(2) + "\n";
 }
 

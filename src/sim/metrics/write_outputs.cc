@@ -20,6 +20,7 @@ void write_outputs(const RunMetrics& metrics, const RunInfo& info, const std::fi
   write_text_file(dir / "pauses.csv", pauses_csv(metrics.pauses));
   write_text_file(dir / "drops.csv", drops_csv(metrics.drops));
   write_text_file(dir / "summary.json", summary_json(metrics, info));
+  if (metrics.fasr_pool) write_text_file(dir / "fasr_pool.csv", fasr_pool_csv(*metrics.fasr_pool));
 }
 
 }  // namespace bifrost::sim::metrics

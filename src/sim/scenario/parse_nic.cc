@@ -7,13 +7,41 @@
 namespace bifrost::sim::scenario::detail {
 
 namespace {
-constexpr std::array<std::string_view, 6> kKeys = {
-    "model", "recovery", "dcqcn", "ack_every_packets", "timeout", "retry_cnt"};
+constexpr std::array<std::string_view, 10> kKeys = {
+    "model",     "recovery",    "dcqcn",      "ack_every_packets", "timeout",
+    "retry_cnt", "bdp_packets", "fasr_units", "fasr_blocks",       "fasr_block_bits"};
 constexpr std::array<std::string_view, 2> kModels = {"line_rate", "rnic"};
 constexpr std::array<std::string_view, 4> kEngines = {"gbn", "irn", "srnic", "fasr"};
+constexpr std::array<std::string_view, 3> kPoolKeys = {"fasr_units", "fasr_blocks",
+                                                       "fasr_block_bits"};
 
 bool roce_mtu(uint64_t mtu) {
   return mtu >= 256 && mtu <= 4096 && (mtu & (mtu - 1)) == 0;
+}
+
+// The window and the pool belong to some engines only: a key another engine would ignore is
+// an error rather than a silent no-op.
+void parse_engine_keys(const TableReader& r, NicConfig& n) {
+  if (n.recovery == "gbn" && r.has("bdp_packets")) {
+    r.fail("bdp_packets", "go-back-N has no in-flight cap; it applies to irn, srnic and fasr");
+  }
+  if (auto bdp = r.integer("bdp_packets", 1, 1 << 22)) n.bdp_packets = static_cast<uint32_t>(*bdp);
+  for (const std::string_view key : kPoolKeys) {
+    if (n.recovery != "fasr" && r.has(key)) {
+      r.fail(key, fmt::format("is FaSR's pool; recovery is \"{}\" (set recovery = \"fasr\")",
+                              n.recovery));
+    }
+  }
+  if (auto units = r.integer("fasr_units", 1, 4096)) n.fasr_units = static_cast<uint32_t>(*units);
+  if (auto blocks = r.integer("fasr_blocks", 1, 1 << 20)) {
+    n.fasr_blocks = static_cast<uint32_t>(*blocks);
+  }
+  if (auto bits = r.integer("fasr_block_bits", 10, 16)) {
+    if (*bits != 10 && *bits != 16) {
+      r.fail("fasr_block_bits", fmt::format("{} is not valid; valid choices: 10, 16", *bits));
+    }
+    n.fasr_block_bits = static_cast<uint32_t>(*bits);
+  }
 }
 }  // namespace
 
@@ -36,6 +64,7 @@ NicConfig parse_nic(const TableReader& r, Bytes mtu) {
   }
   if (auto timeout = r.integer("timeout", 0, 31)) n.timeout = static_cast<uint8_t>(*timeout);
   if (auto retry = r.integer("retry_cnt", 0, 7)) n.retry_cnt = static_cast<uint8_t>(*retry);
+  parse_engine_keys(r, n);
   return n;
 }
 

@@ -18,34 +18,37 @@ constexpr uint64_t kMaxHosts = uint64_t{1} << 20;
 const LinkSpec kDefaultHostLink{Rate::Gbps(100), Time::us(1)};
 
 std::vector<std::string_view> keys_for(std::string_view kind) {
-  std::vector<std::string_view> keys = {"kind", "host_rate", "host_delay", "host_length",
-                                        "host_jitter"};
+  std::vector<std::string_view> keys = {"kind",        "host_rate",   "host_delay",
+                                        "host_length", "host_jitter", "host_loss"};
   auto add = [&keys](std::initializer_list<std::string_view> more) {
     keys.insert(keys.end(), more.begin(), more.end());
   };
   if (kind == "dumbbell") {
     add({"hosts_per_side", "bottleneck_rate", "bottleneck_delay", "bottleneck_length",
-         "bottleneck_jitter"});
+         "bottleneck_jitter", "bottleneck_loss"});
   } else if (kind == "star") {
     add({"hosts"});
   } else if (kind == "leaf_spine") {
     add({"leaves", "spines", "hosts_per_leaf", "fabric_rate", "fabric_delay", "fabric_length",
-         "fabric_jitter"});
+         "fabric_jitter", "fabric_loss"});
   } else if (kind == "fat_tree") {
     add({"k", "tiers", "oversubscription", "fabric_rate", "fabric_delay", "fabric_length",
-         "fabric_jitter"});
+         "fabric_jitter", "fabric_loss"});
   } else if (kind == "parking_lot") {
-    add({"hops", "hosts_per_switch", "chain_rate", "chain_delay", "chain_length", "chain_jitter"});
+    add({"hops", "hosts_per_switch", "chain_rate", "chain_delay", "chain_length", "chain_jitter",
+         "chain_loss"});
   } else {
     add({"leaves", "spines", "hosts_per_leaf", "fabric_rate", "fabric_delay", "fabric_length",
-         "fabric_jitter", "dci_rate", "dci_delay", "dci_length", "dci_jitter", "dci_links"});
+         "fabric_jitter", "fabric_loss", "dci_rate", "dci_delay", "dci_length", "dci_jitter",
+         "dci_loss", "dci_links"});
   }
   return keys;
 }
 
 // <prefix>_rate and <prefix>_delay or <prefix>_length; absent values come from `fallback`, or
-// are required when there is none. <prefix>_jitter is never inherited: fibre jitter belongs to
-// one class of links (long-haul ones), and the default is none.
+// are required when there is none. <prefix>_jitter and <prefix>_loss are never inherited: fibre
+// jitter belongs to one class of links (long-haul ones), random loss to the links a study
+// makes lossy, and the default is none.
 LinkSpec link(const TableReader& r, std::string_view prefix, const LinkSpec* fallback) {
   const std::string rate_key = fmt::format("{}_rate", prefix);
   const std::string delay_key = fmt::format("{}_delay", prefix);
@@ -71,6 +74,13 @@ LinkSpec link(const TableReader& r, std::string_view prefix, const LinkSpec* fal
     r.fail_table(fmt::format("missing required key \"{}\" (or \"{}\")", delay_key, length_key));
   }
   if (auto jitter = r.time(fmt::format("{}_jitter", prefix))) spec.jitter = *jitter;
+  const std::string loss_key = fmt::format("{}_loss", prefix);
+  if (auto loss = r.number(loss_key)) {
+    if (*loss < 0 || *loss >= 1) {
+      r.fail(loss_key, fmt::format("{} is not a probability below 1; use 0 <= loss < 1", *loss));
+    }
+    spec.loss = *loss;
+  }
   return spec;
 }
 

@@ -14,6 +14,7 @@
 
 #include "bifrost/core/time.h"
 #include "bifrost/rnic/recovery/fasr_pool.h"
+#include "bifrost/world/scheduler.h"
 
 namespace bifrost::rnic::recovery {
 
@@ -105,6 +106,9 @@ class Engine {
   virtual MemoryFootprint footprint() const = 0;
   // True if ResponderState::pipeline_stall may return more than zero.
   virtual bool stalls_pipeline() const { return false; }
+  // The device's clock, for engines that keep statistics over time (FaSR's pool occupancy);
+  // it must outlive the engine.
+  virtual void set_clock(const world::Scheduler& /*clock*/) {}
   virtual std::unique_ptr<RequesterState> make_requester() = 0;
   virtual std::unique_ptr<ResponderState> make_responder() = 0;
 };

@@ -21,6 +21,8 @@ class FasrEngine final : public Engine {
   MemoryFootprint footprint() const override;
   std::unique_ptr<RequesterState> make_requester() override;
   std::unique_ptr<ResponderState> make_responder() override;
+  // Starts the pool's time-weighted occupancy (FasrPool::occupancy).
+  void set_clock(const world::Scheduler& clock) override { pool_->set_clock(clock); }
 
   // The pool, for its usage counters.
   const FasrPool& pool() const { return *pool_; }

@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "bifrost/core/time.h"
+#include "bifrost/world/scheduler.h"
+
 namespace bifrost::rnic::recovery {
 
 struct FasrPoolConfig {
@@ -24,6 +27,10 @@ inline constexpr uint64_t kFasrUnitBytes = 38;
 // name any block, and one availability bit per unit and per block, rounded up to whole bytes.
 // The paper's III-D example (20 units, 70 blocks of 10 bits) comes to 920 B (0.92 KB).
 uint64_t fasr_pool_bytes(const FasrPoolConfig& config);
+// Bits one taken unit or one taken block holds (its availability bit aside): 38 B per unit;
+// block_bits plus the next pointer per block. What "bytes in use" counts.
+inline constexpr uint64_t kFasrUnitBits = kFasrUnitBytes * 8;
+uint64_t fasr_block_entry_bits(const FasrPoolConfig& config);
 
 // One SR state unit: what a QP in loss recovery keeps.
 struct FasrUnit {
@@ -45,7 +52,10 @@ struct FasrPoolUsage {
   uint32_t peak_blocks = 0;
   uint64_t unit_allocations = 0;
   uint64_t block_allocations = 0;
-  uint64_t fallbacks = 0;  // QPs sent to go-back-N because the pool was empty
+  uint64_t fallbacks = 0;       // QPs sent to go-back-N because the pool was empty
+  uint64_t unit_fallbacks = 0;  // of which for want of a unit (the rest: of bitmap blocks)
+  // The most bits of units and blocks in use at once (kFasrUnitBits, fasr_block_entry_bits).
+  uint64_t peak_bits = 0;
   // Path statistics of every QP sharing the pool (the paper's Fig. 9(b)). A recovery episode
   // runs from the unit taken at the first out-of-order packet to RCV-NXT passing sack-high; it
   // is a fast recovery if it never left the fast path (one PSN missing throughout), a slow one
@@ -56,6 +66,29 @@ struct FasrPoolUsage {
   uint64_t slow_recoveries = 0;
   uint64_t fast_path_packets = 0;
   uint64_t slow_path_packets = 0;
+};
+
+// How full the pool was over time (the FaSR paper's Fig. 10), from when its clock was set to
+// `until`: integrals of what was in use, so that mean = integral / observed().
+struct FasrPoolOccupancy {
+  Time since;
+  Time until;
+  double unit_ps = 0;    // units in use x picoseconds
+  double block_ps = 0;   // blocks in use x picoseconds
+  double bit_ps = 0;     // bits in use x picoseconds
+  Time units_exhausted;  // time during which every unit was taken
+
+  Time observed() const { return until - since; }
+  // Time averages; 0 over an empty observation.
+  double mean_units() const { return per_ps(unit_ps); }
+  double mean_blocks() const { return per_ps(block_ps); }
+  double mean_bytes() const { return per_ps(bit_ps) / 8; }
+
+ private:
+  double per_ps(double integral) const {
+    const auto ps = static_cast<double>(observed().picoseconds());
+    return ps > 0 ? integral / ps : 0;
+  }
 };
 
 class FasrPool {
@@ -72,7 +105,16 @@ class FasrPool {
   uint32_t free_units() const { return config_.units - usage_.units_in_use; }
   uint32_t free_blocks() const { return config_.blocks - usage_.blocks_in_use; }
   const FasrPoolUsage& usage() const { return usage_; }
-  void count_fallback() { ++usage_.fallbacks; }
+  // A QP fell back to go-back-N; `no_unit`: for want of a unit (else of blocks).
+  void count_fallback(bool no_unit) {
+    ++usage_.fallbacks;
+    if (no_unit) ++usage_.unit_fallbacks;
+  }
+  // Starts the time-weighted occupancy at clock.now(); the clock must outlive the pool. Without
+  // a clock only the counters and peaks are kept.
+  void set_clock(const world::Scheduler& clock);
+  // The occupancy from set_clock to now; all zero without a clock.
+  FasrPoolOccupancy occupancy() const;
   // One recovery episode ended; `slow`: it used the slow path.
   void count_recovery(bool slow) { ++(slow ? usage_.slow_recoveries : usage_.fast_recoveries); }
   // One out-of-order packet was recorded on the slow (or the fast) path.
@@ -102,6 +144,13 @@ class FasrPool {
   void free_block(int32_t block);
   // The block holding `psn`, or kNull.
   int32_t find_block(int32_t unit, uint32_t psn) const;
+  // Adds the time from the last change to `now`, at the current usage, to `o`.
+  void add_span(FasrPoolOccupancy& o, Time now) const;
+  // Called before units or blocks in use change: closes the span since the last change.
+  void account_time();
+  uint64_t bits_in_use() const;
+  // After units or blocks in use grew.
+  void note_peak();
 
   FasrPoolConfig config_;
   std::vector<FasrUnit> units_;
@@ -110,6 +159,10 @@ class FasrPool {
   std::vector<uint16_t> bits_;
   std::vector<int32_t> next_;
   FasrPoolUsage usage_;
+  uint64_t block_entry_bits_;
+  const world::Scheduler* clock_ = nullptr;
+  Time last_change_;
+  FasrPoolOccupancy occupancy_;
 };
 
 }  // namespace bifrost::rnic::recovery

@@ -52,7 +52,8 @@ class FasrResponder final : public ResponderState {
   uint64_t slow_recoveries() const { return slow_recoveries_; }
 
  private:
-  enum class DropReason : uint8_t { fnack, go_back, exhausted };
+  // no_unit, no_block: the pool is exhausted (of units, of bitmap blocks).
+  enum class DropReason : uint8_t { fnack, go_back, no_unit, no_block };
   // True if `psn` in (RCV-NXT, sack-high] has arrived.
   bool received(uint32_t psn) const;
   // Whether the pool can take the out-of-order `psn` now.

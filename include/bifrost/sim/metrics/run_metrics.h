@@ -6,6 +6,7 @@
 
 #include "bifrost/core/time.h"
 #include "bifrost/sim/metrics/counters.h"
+#include "bifrost/sim/metrics/fasr_pool_metrics.h"
 #include "bifrost/sim/metrics/flow_metrics.h"
 #include "bifrost/sim/metrics/time_series.h"
 
@@ -17,6 +18,7 @@ struct RunMetrics {
   QueueSeries queues;
   PauseCounters pauses;
   DropCounters drops;
+  std::optional<FasrPoolMetrics> fasr_pool;  // soft RNICs with the FaSR engine only
 };
 
 // What the summary says about the run itself.

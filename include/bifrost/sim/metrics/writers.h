@@ -13,6 +13,10 @@
 //   pauses.csv       port,pauses,paused_ps,longest_ps
 //   drops.csv        reason,packets
 //   summary.json     run information and the totals of all of the above
+//   fasr_pool.csv    nic,peak_units,peak_blocks,peak_bytes,mean_units,mean_blocks,mean_bytes,
+//                    observed_ps,units_exhausted_ps,unit_allocations,block_allocations,
+//                    fallbacks,unit_fallbacks,fast_recoveries,slow_recoveries
+//                    (only when the run has FaSR pools: RunMetrics::fasr_pool)
 #include <array>
 #include <filesystem>
 #include <string>
@@ -33,8 +37,10 @@ std::string queues_csv(const QueueSeries& queues);
 std::string pauses_csv(const PauseCounters& pauses);
 std::string drops_csv(const DropCounters& drops);
 std::string summary_json(const RunMetrics& metrics, const RunInfo& info);
+std::string fasr_pool_csv(const FasrPoolMetrics& pool);
 
-// Writes every file of kOutputFiles into `dir`, creating it if needed; with `flow_records`
+// Writes every file of kOutputFiles into `dir` (and fasr_pool.csv when the metrics have FaSR
+// pools), creating it if needed; with `flow_records`
 // false, flows.csv holds only its header (one row per flow can be large). Throws Error naming
 // the file that cannot be written.
 void write_outputs(const RunMetrics& metrics, const RunInfo& info, const std::filesystem::path& dir,

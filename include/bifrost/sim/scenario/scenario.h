@@ -192,11 +192,17 @@ enum class NicModel {
 
 struct NicConfig {
   NicModel model = NicModel::line_rate;
-  std::string recovery = "gbn";  // gbn, irn or srnic
+  std::string recovery = "gbn";  // gbn, irn, srnic or fasr
   bool dcqcn = false;
   uint32_t ack_every_packets = 8;
   uint8_t timeout = 8;  // RC QP timeout exponent: 4.096 us * 2^timeout
   uint8_t retry_cnt = 7;
+  // Selective engines: packets in flight per QP (rnic::recovery::RecoveryConfig::bdp_packets).
+  uint32_t bdp_packets = 128;
+  // FaSR's NIC-wide pool (rnic::recovery::FasrPoolConfig).
+  uint32_t fasr_units = 20;
+  uint32_t fasr_blocks = 257;
+  uint32_t fasr_block_bits = 16;
 };
 
 // Which transport carries the flows (the [transport] table).

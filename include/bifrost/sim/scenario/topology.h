@@ -33,6 +33,9 @@ struct LinkSpec {
   Time delay;  // one-way propagation delay
   // Extra uniform [0, jitter] delay per frame (net::LinkConfig::jitter).
   Time jitter = Time::zero();
+  // Probability that a data frame is lost, independently per frame and direction
+  // (net::Channel::set_loss_rate); applied by run_scenario.
+  double loss = 0;
   bool operator==(const LinkSpec&) const = default;
 };
 
