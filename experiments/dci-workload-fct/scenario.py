@@ -1,0 +1,206 @@
+"""Writes the scenarios of run.sh from scenario.toml.in, and sizes each scheme's long-haul buffer
+from the scaled link.
+
+  scenario.py size TOOL LENGTH SIZING_JSON
+      Buffers of the DCI link of length LENGTH (e.g. "8km"): Bifrost's H + k S and SWING's relay
+      buffer are what bifrost-sim derives (read from the error it gives for a 64-byte buffer, so
+      the numbers are the code's, not a copy of its formula); PFC's headroom is the documented
+      bound (docs/net.md, pfc_headroom_bound) for the largest frame the soft RNIC sends.
+  scenario.py make SCHEME CDF LOAD LENGTH SIZING_JSON FLOWS SEED DCQCN OUT_TOML
+      One scenario. SCHEME is bifrost, pfc, cbfc, swing or irn.
+
+Scaling rules (README.md, "Scaling"): everything that depends on the long link is computed
+from it here; the intra-DC settings are the paper's section VI-B values.
+"""
+import json
+import math
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+DCI_RATE = 400e9           # bit/s, the paper's DCI link
+HOST_RATE = 100e9          # bit/s
+MTU = 1024                 # RoCE path MTU of the soft RNIC
+# Largest data frame the soft RNIC sends: WRITE ONLY with immediate (RETH + ImmDt), 1106 bytes
+# (Network::max_data_frame); PFC's built-in default headroom uses WRITE FIRST (1102).
+MAX_FRAME = 14 + 20 + 8 + 12 + 16 + 4 + MTU + 4 + 4
+WIRE_OVERHEAD = 20         # preamble, SFD, inter-frame gap
+PAUSE_FRAME = 64
+PAPER_ONE_WAY_S = 3e-3     # 600 km
+PAPER_PFC_XOFF = 1_000_000  # the paper's "threshold 1 MB" on the long-haul PFC ports
+INTRA_XOFF = 288_000       # paper: intra-DC PFC XOFF = XON = 288 KB
+SWING_XOFF = "198KB"       # paper: SWING relay XON/XOFF
+SHARED = 10_000_000        # paper: 10 MB shared buffer per switch
+ECN = ("400KB", "1600KB", "0.2")  # DCQCN marking (kmin, kmax, pmax): our choice, see README
+
+
+def one_way_s(length):
+    """Propagation of a fibre length such as "8km" or "500m": 5 ns per metre (docs/scenarios.md)."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(km|m)", length)
+    if not m:
+        raise SystemExit(f"bad length {length!r}: use e.g. 8km")
+    metres = float(m.group(1)) * (1000 if m.group(2) == "km" else 1)
+    return metres * 5e-9
+
+
+def ser_ps(nbytes, rate):
+    # serialization_time: rounded up to the next picosecond.
+    return math.ceil(nbytes * 8 * 1e12 / rate)
+
+
+def pfc_headroom(one_way, rate, frame=MAX_FRAME):
+    """pfc_headroom_bound: 2 S + bytes_in(2 P + T(S) + T(pause), R), switch latency 0."""
+    window_ps = (2 * round(one_way * 1e12) + ser_ps(frame + WIRE_OVERHEAD, rate)
+                 + ser_ps(PAUSE_FRAME + WIRE_OVERHEAD, rate))
+    return 2 * frame + int(window_ps * rate // (8 * 10**12))
+
+
+def fill(values):
+    text = (HERE / "scenario.toml.in").read_text()
+    for key, value in values.items():
+        text = text.replace(f"@{key}@", str(value))
+    left = re.findall(r"@[A-Z_]+@", text)
+    if left:
+        raise SystemExit(f"template fields not filled: {left}")
+    return text
+
+
+INTRA_PFC = f'''[switch.pfc]                  # inside each datacenter (paper: XOFF = XON = 288 KB)
+threshold = "static"
+xoff = "{INTRA_XOFF}B"
+xon = "{INTRA_XOFF}B"
+'''
+
+
+def flow_control(scheme, sizing):
+    """The flow-control tables of one scheme."""
+    if scheme == "bifrost":
+        return INTRA_PFC + '''
+[switch.flow_control.dci]     # H + k S derived by the code from the link
+kind = "dci"
+slot = "10us"
+leak_every = 1
+'''
+    if scheme == "pfc":
+        return INTRA_PFC + f'''
+[switch.flow_control.dci]     # XOFF scaled with the link (README), headroom = pfc_headroom_bound
+kind = "pfc"
+threshold = "static"
+xoff = "{sizing['pfc_xoff']}B"
+xon = "{sizing['pfc_xoff']}B"
+headroom = "{sizing['pfc_headroom']}B"
+'''
+    if scheme == "cbfc":
+        # Ideal credits (no 12-bit field) on every link; per port the buffer the other schemes
+        # give that port: XOFF + headroom inside the DCs, Bifrost's H + k S on the long link.
+        intra = INTRA_XOFF + sizing["intra_headroom"]
+        tables = []
+        for cls, buf in (("host", intra), ("fabric", intra), ("dci", sizing["bifrost_buffer"])):
+            tables.append(f'''[switch.flow_control.{cls}]
+kind = "cbfc"
+buffer = "{buf}B"
+update_period = "1us"
+field_bits = 0
+''')
+        return "\n".join(tables)
+    if scheme == "swing":
+        return INTRA_PFC + f'''
+[switch.flow_control.dci]     # relay buffer: SWING's rule (swing_relay_buffer), the default
+kind = "swing"
+xoff = "{SWING_XOFF}"
+xon = "{SWING_XOFF}"
+relay_delay = "1us"
+'''
+    if scheme == "irn":
+        return "# IRN: no PFC and no flow control anywhere (lossy); the NICs recover selectively."
+    raise SystemExit(f"unknown scheme {scheme!r}: use bifrost, pfc, cbfc, swing or irn")
+
+
+def nic_extra(scheme, sizing):
+    # ack_every_packets = 1: with the default 8 a QP that DCQCN slows below 8 packets per RC
+    # timeout leaves its last packets unacknowledged, times out and fails (README, "Simulator").
+    extra = "ack_every_packets = 1"
+    if scheme != "irn":
+        # A lossless network never needs the RC timeout, but 8 (1.05 ms, bifrost's default) fires
+        # on ACKs that waited behind pauses and go-back-N then resends whole windows; 14 (67 ms)
+        # is ConnectX's usual value.
+        extra += "\ntimeout = 14"
+    if scheme == "irn":
+        extra += f'\nrecovery = "irn"\nbdp_packets = {sizing["irn_bdp_packets"]}'
+    return extra
+
+
+def values(scheme, cdf, load, length, sizing, flows, seed, dcqcn, duration="500ms"):
+    return {
+        "SEED": seed, "DURATION": duration, "DCI_LENGTH": length,
+        "BUFFER": f"{sizing['switch_buffer']}B",
+        "ECN_KMIN": ECN[0], "ECN_KMAX": ECN[1], "ECN_PMAX": ECN[2],
+        "FLOW_CONTROL": flow_control(scheme, sizing),
+        "DCQCN": "true" if dcqcn else "false",
+        "NIC_EXTRA": nic_extra(scheme, sizing),
+        "CDF": cdf, "LOAD": load, "FLOWS": flows,
+    }
+
+
+def probe(tool, text, what):
+    """Runs bifrost-sim on a scenario whose buffer is too small and returns the minimum the error
+    message states."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "probe.toml"
+        path.write_text(text)
+        r = subprocess.run([tool, "run", str(path), "--out", tmp + "/out", "--quiet"],
+                           capture_output=True, text=True)
+    pattern = {"dci": r"k x MTU = (\d+) bytes", "swing": r"below the (\d+) bytes"}[what]
+    m = re.search(pattern, r.stderr)
+    if not m:
+        raise SystemExit(f"probe {what}: unexpected answer from bifrost-sim:\n{r.stderr}")
+    return int(m.group(1))
+
+
+def size(tool, length, out_json):
+    p = one_way_s(length)
+    s = {"length": length, "one_way_us": p * 1e6}
+    s["pfc_headroom"] = pfc_headroom(p, DCI_RATE)
+    s["intra_headroom"] = pfc_headroom(1e-6, HOST_RATE)  # 1 us, 100 Gb/s links inside the DCs
+    # The paper's 1 MB threshold against its 3 ms link, kept in proportion to the round trip.
+    s["pfc_xoff"] = max(2 * MAX_FRAME, round(PAPER_PFC_XOFF * p / PAPER_ONE_WAY_S))
+    if os.environ.get("PFC_XOFF"):  # a sensitivity run: the long-haul PFC XOFF in bytes
+        s["pfc_xoff"] = int(os.environ["PFC_XOFF"])
+    # A provisional sizing to build the probes (buffers large enough for every other check).
+    s.update(bifrost_buffer=1, switch_buffer=10**9, irn_bdp_packets=1)
+    base = values("bifrost", "fb_hadoop", 0.1, length, s, 1, 1, True)
+    text = fill(base).replace('leak_every = 1', 'leak_every = 1\nbuffer = "64B"')
+    s["bifrost_buffer"] = probe(tool, text, "dci")
+    text = fill(values("swing", "fb_hadoop", 0.1, length, s, 1, 1, True)).replace(
+        'relay_delay = "1us"', 'relay_delay = "1us"\nbuffer = "64B"')
+    s["swing_relay_buffer"] = probe(tool, text, "swing")
+    # Every switch: 10 MB shared plus the largest long-haul port need of the schemes.
+    s["switch_buffer"] = SHARED + max(s["bifrost_buffer"], s["pfc_xoff"] + s["pfc_headroom"])
+    # IRN's in-flight cap: one host-rate round trip of the path in MTU packets (the paper's
+    # 50,134-packet bitmap is that at 600 km); 2 x 3 us of intra-DC propagation each way.
+    rtt = 2 * (p + 6e-6)
+    s["irn_bdp_packets"] = math.ceil(HOST_RATE * rtt / 8 / MTU)
+    pathlib.Path(out_json).write_text(json.dumps(s, indent=1) + "\n")
+    return s
+
+
+def main():
+    cmd = sys.argv[1] if len(sys.argv) > 1 else ""
+    if cmd == "size" and len(sys.argv) == 5:
+        size(*sys.argv[2:])
+    elif cmd == "make" and len(sys.argv) == 11:
+        scheme, cdf, load, length, sizing, flows, seed, dcqcn, out = sys.argv[2:]
+        s = json.loads(pathlib.Path(sizing).read_text())
+        text = fill(values(scheme, cdf, load, length, s, flows, seed, dcqcn == "1"))
+        pathlib.Path(out).write_text(text)
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
