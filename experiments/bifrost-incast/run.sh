@@ -25,7 +25,8 @@ point() {
   sed -e "s/@CLIENTS@/$n/" -e "s/@HOSTS@/$((n + 1))/" -e "s/@UNIT@/$unit/" \
     -e "s/@THRESHOLD@/$threshold/" -e "s/@BUFFER@/$buf/" "$here/scenario.toml.in" >"$tmp/s.toml"
   echo "== $label: $n clients ($((n * 64)):1)" >&2
-  "$build/tools/bifrost-sim" run "$tmp/s.toml" --out "$tmp/o" --quiet >"$tmp/stdout" 2>/dev/null
+  "$build/tools/bifrost-sim" run "$tmp/s.toml" --out "$tmp/o" --quiet >"$tmp/stdout" 2>"$tmp/stderr" \
+    || { cat "$tmp/stderr" >&2; exit 1; }
   grep -E "^(closed loop|Bifr)" "$tmp/stdout" >&2 || true
   /usr/bin/python3 - "$tmp/o" "$tmp/stdout" "$label" "$n" "$unit" "$threshold" "$buf" >>"$out" <<'PY'
 import csv, json, re, sys

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# FCT of 8 KB flows under N bandwidth flows on topology A, PFC vs Bifrost DCI on the long
+# FCT of 8 KB flows under N bandwidth flows on topology A, PFC vs Bifrost DCI vs SWING on the long
 # links (see README.md). Builds bifrost-sim in the Release build, writes one scenario per
 # (scheme, N) from topology_a.toml.in, runs them and writes results.csv and fct.png here.
 #
-#   experiments/dci-fct/run.sh                 # N = 1 8 32 128, both schemes
-#   FLOWS="8" experiments/dci-fct/run.sh       # one N
+#   experiments/dci-fct/run.sh                 # N = 1 8 32 128, PFC, Bifrost DCI and SWING
+#   FLOWS="8" SCHEMES="dci" experiments/dci-fct/run.sh   # one N, one scheme
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 flows="${FLOWS:-1 8 32 128}"
+schemes="${SCHEMES:-pfc dci swing}"
 seed="${SEED:-1}"
 out="${OUT:-$root/out/dci-fct}"
 
@@ -23,6 +24,9 @@ flow_control() {
   case "$1" in
     pfc) printf '[switch.flow_control.dci]\nkind = "pfc"\nthreshold = "static"\nxoff = "3.75MB"\nxon = "3.65MB"\n' ;;
     dci) printf '[switch.flow_control.dci]\nkind = "dci"\nslot = "10us"\nleak_every = 1\n' ;;
+    # SWING: a relay at each end of each long link; relay buffer from its rule (one round trip
+    # plus jitter), the switches pause their relays with PFC at 198 KB.
+    swing) printf '[switch.flow_control.dci]\nkind = "swing"\nxoff = "198KB"\nxon = "198KB"\n' ;;
   esac
 }
 
@@ -31,7 +35,7 @@ for n in $flows; do
     senders="[0, 1]"; rounds=$(( n / 2 )); per_host=$(( n / 2 )); fi
   # Twice what one flow's share of a 100 Gb/s host link carries in 30 ms (375 MB).
   size="$(( 750 / per_host ))MB"
-  for scheme in pfc dci; do
+  for scheme in $schemes; do
     name="${scheme}_n${n}"
     fc="$(flow_control "$scheme")"
     python3 - "$here/topology_a.toml.in" "$out/$name.toml" "$seed" "$senders" "$rounds" \

@@ -53,10 +53,11 @@ def main():
     out, results = pathlib.Path(sys.argv[1]), sys.argv[2]
     rows = []
     for run_dir in sorted(p for p in out.iterdir() if p.is_dir()):
-        m = re.fullmatch(r"(pfc|dci)_n(\d+)", run_dir.name)
+        m = re.fullmatch(r"(pfc|dci|swing)_n(\d+)", run_dir.name)
         if m and (run_dir / "summary.json").exists():
             rows.append(row(run_dir, m.group(1), int(m.group(2))))
-    rows.sort(key=lambda r: (r["bandwidth_flows"], r["scheme"] != "pfc"))
+    order = {"pfc": 0, "dci": 1, "swing": 2}
+    rows.sort(key=lambda r: (r["bandwidth_flows"], order[r["scheme"]]))
     with open(results, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
