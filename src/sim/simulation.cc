@@ -141,6 +141,7 @@ class Sampler {
 template <typename Visit>
 void visit_drops(Network& network, Visit visit) {
   for (const auto& sw : network.switches()) visit(sw->counters().drops);
+  for (const auto& point : network.swing_points()) visit(point.relay->counters().drops);
   for (const auto& info : network.links()) {
     for (const net::Channel* ch : {&info.link->a_to_b(), &info.link->b_to_a()}) {
       visit(ch->counters().drops);

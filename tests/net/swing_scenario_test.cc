@@ -27,7 +27,7 @@ xon = "40KB"
 relay_length = "200m"
 )"));
   EXPECT_EQ(s.finished, 2u);
-  EXPECT_EQ(s.drops, 0u);
+  EXPECT_EQ(s.drops, 0u);  // switches, links and the relays' own buffers
   const auto& ports = s.metrics.pauses.by_port();
   uint64_t switch_to_relay = 0;
   uint64_t relayed = 0;
