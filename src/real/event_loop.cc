@@ -147,6 +147,15 @@ bool EventLoop::run_deferred() {
 }
 
 void EventLoop::run_once(Time deadline) {
+  // A timer that fell due while the process was away (descheduled, or busy in a long handler)
+  // must not judge late what already waits in a socket: an ACK sitting there would turn a tail
+  // probe or a retransmission timeout into a spurious resend. Read what is ready first.
+  prune();
+  if (!heap_.empty() && heap_.front().when <= now()) {
+    timespec no_wait{};
+    dispatch_ready(&no_wait);
+    if (stopped_) return;
+  }
   const bool timers_ran = run_due_timers();
   const bool deferred_ran = run_deferred();
   if (stopped_) return;  // a timer stopped the loop: do not block in epoll first
@@ -167,7 +176,11 @@ void EventLoop::run_once(Time deadline) {
       timeout.tv_nsec = static_cast<long>(wait_ns % 1'000'000'000);
     }
   }
-  const int n = epoll_pwait2(epoll_fd_, events_.data(), config_.max_events, timeout_ptr, nullptr);
+  dispatch_ready(timeout_ptr);
+}
+
+void EventLoop::dispatch_ready(const timespec* timeout) {
+  const int n = epoll_pwait2(epoll_fd_, events_.data(), config_.max_events, timeout, nullptr);
   if (n < 0) {
     if (errno == EINTR) return;
     throw Error("event loop: epoll_wait failed: {}", std::strerror(errno));

@@ -92,6 +92,27 @@ TEST(EventLoop, FdHandlerSeesDataAndMayRemoveItself) {
   ::close(fds[1]);
 }
 
+// The loop comes back late (the process was busy): a timer fell due and data arrived meanwhile.
+// The data is read first, so the timer (a tail probe, an RTO) sees it.
+TEST(EventLoop, DataThatArrivedWhileAwayIsReadBeforeADueTimer) {
+  EventLoop loop;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::vector<char> order;
+  loop.add_fd(fds[0], EPOLLIN, [&](uint32_t) {
+    char c = 0;
+    ASSERT_EQ(::read(fds[0], &c, 1), 1);
+    order.push_back('d');
+  });
+  loop.after(Time::us(100), [&] { order.push_back('t'); });
+  ASSERT_EQ(::write(fds[1], "x", 1), 1);
+  ::usleep(2000);  // away past the timer's due time, with the byte waiting
+  loop.run_until([&] { return order.size() >= 2; }, loop.now() + Time::s(5));
+  EXPECT_EQ(order, (std::vector<char>{'d', 't'}));
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
 TEST(EventLoop, DeferredRunsBeforeWaitingInOrder) {
   EventLoop loop;
   std::vector<int> order;

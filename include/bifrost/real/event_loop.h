@@ -57,8 +57,9 @@ class EventLoop final : public world::Scheduler {
   // Runs until `done()` is true (checked after every pass) or the monotonic clock reaches
   // `deadline`; returns done(). stop() also ends it.
   bool run_until(const std::function<bool()>& done, Time deadline = Time::max());
-  // Runs one pass: due timers, deferred callbacks, and fd events waiting at most until
-  // `deadline` (or not at all in busy-poll mode).
+  // Runs one pass: fd events already waiting (only if a timer is due: what arrived while the
+  // loop was away is read before any timer judges it late), due timers, deferred callbacks,
+  // and fd events waiting at most until `deadline` (or not at all in busy-poll mode).
   void run_once(Time deadline = Time::max());
   void stop() { stopped_ = true; }
 
@@ -86,6 +87,8 @@ class EventLoop final : public world::Scheduler {
   // Each returns true if it ran anything.
   bool run_due_timers();
   bool run_deferred();
+  // Waits for fd events at most `timeout` (null: no limit) and runs their handlers.
+  void dispatch_ready(const timespec* timeout);
   void release(uint32_t slot);
   // Drops cancelled entries from the top of the heap.
   void prune();
