@@ -53,8 +53,8 @@ void Connection::bring_up(size_t index, uint32_t peer_qpn, uint32_t peer_psn) {
 }
 
 bool Connection::yields_to_peer() const {
-  const ConnectionOffer& self = endpoint_.offer(*this);
-  return std::pair(self.ip.value, self.ud_qpn) < std::pair(peer_->ip.value, peer_->ud_qpn);
+  return std::pair(endpoint_.ip().value, endpoint_.ud_qpn()) <
+         std::pair(peer_->ip.value, peer_->ud_qpn);
 }
 
 void Connection::begin_reconnect(size_t index) {

@@ -59,8 +59,8 @@ Connection& Endpoint::create_connection(const TransportConfig& config) {
 
 ConnectionOffer Endpoint::offer(const Connection& connection) const {
   ConnectionOffer o;
-  o.ip = device_.gid(config_.gid_index);
-  o.ud_qpn = ud_qp_->qp_num();
+  o.ip = ip();
+  o.ud_qpn = ud_qpn();
   o.qkey = config_.qkey;
   o.connection_id = connection.id();
   o.reliability = connection.config().reliability;

@@ -81,6 +81,8 @@ class Endpoint {
   const EndpointStats& stats() const { return stats_; }
   ClockSync& clock() { return clock_; }
   const rnic::ProtectionDomain& pd() const { return pd_; }
+  world::Ipv4 ip() const { return device_.gid(config_.gid_index); }
+  uint32_t ud_qpn() const { return ud_qp_->qp_num(); }
   rnic::CompletionQueue& data_cq() { return *data_cq_; }
 
   // For connections: posts a software ACK to the peer's UD QP. Returns false (and counts it) if
