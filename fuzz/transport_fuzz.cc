@@ -52,6 +52,11 @@ void check_send_header(std::span<const std::byte> bytes) {
   std::vector<std::byte> out(kSendHeaderSize);
   require(encode_send_header(header.value, out).ok());
   require(std::memcmp(out.data(), bytes.data(), kSendHeaderSize) == 0);
+  // The receiver reads a one-sided trailer from whatever follows a notice or read request.
+  const auto trailer = decode_one_sided_trailer(bytes.subspan(kSendHeaderSize));
+  if (!trailer) return;
+  require(encode_one_sided_trailer(trailer.value, out).ok());
+  require(std::memcmp(out.data(), bytes.data() + kSendHeaderSize, kOneSidedTrailerSize) == 0);
 }
 
 }  // namespace

@@ -95,6 +95,13 @@ void Receiver::on_send(const rnic::WorkCompletion& wc, uint64_t slot_addr) {
     ++stats_.out_of_window;
     return;
   }
+  const uint64_t seq = writes_done_.extend(h.message_id, 31 - config_.imm.chunk_offset_bits);
+  if (h.type == SendType::write_piece && !writes_done_.contains(seq) && !writes_.contains(seq)) {
+    // A piece of a one-sided WRITE whose notice has not arrived: not taken (its SEND number
+    // stays free for the copy that comes again) and not acknowledged, like an early chunk.
+    ++stats_.early_writes;
+    return;
+  }
   const uint64_t number = sends_seen_.extend(h.send_number, 32);
   SequenceSet::Insert insert = sends_seen_.insert(number);
   if (insert == SequenceSet::Insert::out_of_window) {
@@ -110,7 +117,6 @@ void Receiver::on_send(const rnic::WorkCompletion& wc, uint64_t slot_addr) {
   if (fresh) {
     next_send_number_ = std::max(next_send_number_, number + 1);
     const uint32_t data_length = wc.byte_len - static_cast<uint32_t>(kSendHeaderSize);
-    const uint64_t seq = writes_done_.extend(h.message_id, 31 - config_.imm.chunk_offset_bits);
     switch (h.type) {
       case SendType::message:
         deliver(*slot_memory_, slot_addr + kSendHeaderSize, data_length, false);
@@ -123,6 +129,18 @@ void Receiver::on_send(const rnic::WorkCompletion& wc, uint64_t slot_addr) {
         break;
       case SendType::write_piece:
         on_piece(h, seq, slot_addr + kSendHeaderSize, data_length);
+        break;
+      case SendType::write_notice:
+        on_notice(h, seq, slot_addr + kSendHeaderSize, data_length);
+        break;
+      case SendType::write_refused:
+        sender_.on_write_refused(h.message_id);
+        break;
+      case SendType::read_request:
+        on_read_request(h, slot_addr + kSendHeaderSize, data_length);
+        break;
+      case SendType::read_done:
+        sender_.on_read_done(h.message_id, static_cast<ReadStatus>(h.argument));
         break;
     }
   } else {
@@ -150,8 +168,14 @@ void Receiver::on_write(const rnic::WorkCompletion& wc) {
   }
   const auto it = writes_.find(seq);
   const uint32_t units = (wc.byte_len + config_.unit_size - 1) / config_.unit_size;
-  if (it == writes_.end() || !it->second.granted ||
-      imm.unit_offset + units > it->second.have.size()) {
+  if (it == writes_.end()) {
+    // A one-sided WRITE's chunk ahead of its notice (the notice was lost): the NIC placed it,
+    // but without the notice nothing records it. Unacknowledged, it goes again as pieces once
+    // the sender sees the gap, by then after the notice's retransmission.
+    ++stats_.early_writes;
+    return;
+  }
+  if (!it->second.granted || imm.unit_offset + units > it->second.have.size()) {
     ++stats_.malformed;
     return;
   }
@@ -188,8 +212,11 @@ void Receiver::grant(uint64_t seq, InWrite& w) {
   }
   w.addr = *addr;
   w.granted = true;
-  sender_.send_grant(static_cast<uint32_t>(seq) & imm_.message_id_mask(), w.addr,
-                     arena_region_->rkey);
+  w.memory = arena_memory_.get();
+  sender_.send_reply(SendHeader{.type = SendType::write_grant,
+                                .message_id = static_cast<uint32_t>(seq) & imm_.message_id_mask(),
+                                .argument = arena_region_->rkey,
+                                .address = w.addr});
 }
 
 void Receiver::grant_waiting() {
@@ -225,7 +252,7 @@ void Receiver::on_piece(const SendHeader& h, uint64_t seq, uint64_t data_addr, u
   }
   world::Payload payload;
   slot_memory_->read(data_addr, length, payload);
-  arena_memory_->write(w.addr + offset, payload);
+  if (w.memory != nullptr) w.memory->write(w.addr + offset, payload);  // null: no content
   ++stats_.pieces_placed;
   mark_units(seq, w, h.argument, 1);
 }
@@ -239,8 +266,13 @@ void Receiver::mark_units(uint64_t seq, InWrite& w, uint32_t first, uint32_t cou
   if (w.received < w.have.size()) return;
   const uint64_t addr = w.addr;
   const uint64_t length = w.length;
+  const bool one_sided = w.one_sided;
   writes_done_.insert(seq);
   writes_.erase(seq);
+  if (one_sided) {
+    ++stats_.writes_placed;
+    return;
+  }
   deliver(*arena_memory_, addr, length, true);
   arena_.free(addr, length);
   grant_waiting();

@@ -1,8 +1,9 @@
 #pragma once
 // The incoming half of a connection: keeps receives posted on every data QP, reads SEND
 // headers and WRITE immediates, drops what it already has (exactly-once), places
-// retransmitted pieces, delivers complete messages, grants buffers for large ones and, in
-// software_uc mode, acknowledges every WQE in coalesced software ACKs.
+// retransmitted pieces, delivers complete messages, grants buffers for large ones, checks and
+// tracks the peer's one-sided operations and, in software_uc mode, acknowledges every WQE in
+// coalesced software ACKs.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -44,7 +45,9 @@ class Receiver {
     uint64_t addr = 0;
     uint64_t length = 0;
     bool granted = false;
-    std::vector<bool> have;  // per unit
+    bool one_sided = false;              // the peer's WRITE into our memory: nothing to deliver
+    rnic::HostMemory* memory = nullptr;  // where pieces go: the arena or the target region
+    std::vector<bool> have;              // per unit
     uint32_t received = 0;
   };
   // What the last WRITE chunk was, to notice one that skips ahead (a loss).
@@ -57,6 +60,12 @@ class Receiver {
   void on_send(const rnic::WorkCompletion& wc, uint64_t slot_addr);
   void on_write(const rnic::WorkCompletion& wc);
   void on_request(uint64_t seq, uint32_t length);
+  // One-sided operations (receiver_one_sided.cc); `trailer` is what follows the header.
+  void on_notice(const SendHeader& header, uint64_t seq, uint64_t trailer_addr, uint32_t length);
+  void on_read_request(const SendHeader& header, uint64_t trailer_addr, uint32_t length);
+  // The peer's rkey grants `wanted` on [addr, + length) of our memory; the region, if so.
+  const rnic::MemoryRegion* granted_region(uint32_t rkey, uint64_t addr, uint64_t length,
+                                           rnic::Access wanted) const;
   void on_piece(const SendHeader& header, uint64_t seq, uint64_t data_addr, uint32_t length);
   void mark_units(uint64_t seq, InWrite& w, uint32_t first, uint32_t count);
   void deliver(const rnic::HostMemory& memory, uint64_t addr, uint64_t length, bool by_write);

@@ -42,44 +42,58 @@ Sender::~Sender() {
   if (deferred_pump_.valid()) scheduler_.cancel(deferred_pump_);
 }
 
-uint64_t Sender::send(const MessageBuffer& message, SendCallback done) {
-  const rnic::MemoryRegion* region = message.region;
+void Sender::check_buffer(const MessageBuffer& buffer, const char* what) const {
+  const rnic::MemoryRegion* region = buffer.region;
   if (region == nullptr || region->memory == nullptr) {
-    throw Error("send: the message buffer needs a registered region with memory");
+    throw Error("{}: the buffer needs a registered region with memory", what);
   }
-  if (message.length == 0 || message.length > config_.max_message_size()) {
-    throw Error("send: a message is 1 to {} bytes, not {}", config_.max_message_size(),
-                message.length);
+  if (buffer.length == 0 || buffer.length > config_.max_message_size()) {
+    throw Error("{}: a message is 1 to {} bytes, not {}", what, config_.max_message_size(),
+                buffer.length);
   }
-  if (message.addr < region->base || message.length > region->length ||
-      message.addr - region->base > region->length - message.length) {
-    throw Error("send: [{:#x}, +{}) is outside its region", message.addr, message.length);
+  if (buffer.addr < region->base || buffer.length > region->length ||
+      buffer.addr - region->base > region->length - buffer.length) {
+    throw Error("{}: [{:#x}, +{}) is outside its region", what, buffer.addr, buffer.length);
   }
+}
+
+Sender::OutMessage& Sender::add_message(Op op, const MessageBuffer& buffer, SendCallback done) {
   const uint64_t number = next_message_++;
   OutMessage& m = messages_[number];
   m.number = number;
-  m.buffer = message;
+  m.op = op;
+  m.buffer = buffer;
   m.done = std::move(done);
   m.posted = scheduler_.now();
-  m.large = message.length > config_.send_threshold;
-  if (m.large) {
+  // One-sided operations always go as chunks: they need no request round trip to do so.
+  m.large = op != Op::message || buffer.length > config_.send_threshold;
+  if (op == Op::read && config_.reliability == Reliability::software_uc) m.large = false;
+  m.has_write_seq = m.large && op != Op::read;
+  if (m.has_write_seq) {
     m.write_seq = next_write_seq_++;
     message_of_write_[m.write_seq] = number;
+  }
+  if (m.large) {
     const auto units =
-        static_cast<size_t>((message.length + config_.unit_size - 1) / config_.unit_size);
+        static_cast<size_t>((buffer.length + config_.unit_size - 1) / config_.unit_size);
     m.unit_acked.assign(units, false);
     m.chunk_global.assign(units, 0);
   }
-  small_queue_.push_back(number);
   schedule_pump();
-  return number;
+  return m;
 }
 
-void Sender::send_grant(uint32_t message_id, uint64_t address, uint32_t rkey) {
-  Grant& g = grants_[message_id];
-  g.address = address;
-  g.rkey = rkey;
-  grant_queue_.push_back(message_id);
+uint64_t Sender::send(const MessageBuffer& message, SendCallback done) {
+  check_buffer(message, "send");
+  OutMessage& m = add_message(Op::message, message, std::move(done));
+  small_queue_.push_back(m.number);
+  return m.number;
+}
+
+void Sender::send_reply(SendHeader header) {
+  const uint64_t id = next_reply_++;
+  replies_[id].header = header;
+  reply_queue_.push_back(id);
   pump();
 }
 
@@ -97,7 +111,7 @@ void Sender::on_grant(uint32_t message_id, uint64_t address, uint32_t rkey) {
 }
 
 bool Sender::idle() const {
-  return messages_.empty() && (failed_ || (grants_.empty() && in_flight_.empty()));
+  return messages_.empty() && (failed_ || (replies_.empty() && in_flight_.empty()));
 }
 
 // ---- posting ---------------------------------------------------------------------------------
@@ -149,7 +163,7 @@ void Sender::fail_all() {
 
 bool Sender::post_next() {
   if (outstanding_ >= config_.max_outstanding_wqes) return false;
-  for (const auto step : {&Sender::post_retransmit, &Sender::post_grant,
+  for (const auto step : {&Sender::post_retransmit, &Sender::post_reply,
                           &Sender::post_small_or_request, &Sender::post_chunk}) {
     const Step s = (this->*step)();
     // Out of staging slots, SENDs wait but WRITE chunks still go: the chunks complete the
@@ -171,7 +185,7 @@ bool Sender::ack_now_hint() const {
 }
 
 bool Sender::has_more_to_post() const {
-  if (!retransmit_queue_.empty() || !grant_queue_.empty() || !small_queue_.empty()) return true;
+  if (!retransmit_queue_.empty() || !reply_queue_.empty() || !small_queue_.empty()) return true;
   // Every message in write_queue_ still has bytes to chunk (post_chunk removes it with its last
   // chunk).
   return !write_queue_.empty();
@@ -180,34 +194,45 @@ bool Sender::has_more_to_post() const {
 Sender::Step Sender::post_retransmit() {
   while (!retransmit_queue_.empty()) {
     const Retransmit r = retransmit_queue_.front();
-    if (r.kind == Kind::grant) {
-      const auto g = grants_.find(static_cast<uint32_t>(r.key));
-      if (g == grants_.end() || g->second.acked) {
+    if (r.kind == Kind::reply) {
+      const auto g = replies_.find(r.key);
+      if (g == replies_.end() || g->second.acked) {
         retransmit_queue_.pop_front();
         continue;
       }
       if (!window_allows(kSendHeaderSize)) return Step::blocked;
       retransmit_queue_.pop_front();
-      InFlight& wqe = record(Kind::grant, r.key, kSendHeaderSize);
+      InFlight& wqe = record(Kind::reply, r.key, kSendHeaderSize);
       ++g->second.posted_wqes;
-      post_send_slot(wqe, *g->second.slot,
-                     SendHeader{.type = SendType::write_grant,
-                                .send_number = g->second.send_number,
-                                .message_id = static_cast<uint32_t>(r.key),
-                                .argument = g->second.rkey,
-                                .address = g->second.address},
-                     kSendHeaderSize);
+      post_send_slot(wqe, *g->second.slot, g->second.header, kSendHeaderSize);
       ++stats_.retransmitted_wqes;
       return Step::posted;
     }
     const auto it = messages_.find(r.key);
     if (it == messages_.end() || it->second.acked ||
         (r.kind == Kind::request && it->second.granted) ||
-        (r.kind == Kind::piece && it->second.unit_acked[r.unit])) {
+        ((r.kind == Kind::piece || r.kind == Kind::chunk || r.kind == Kind::read_chunk) &&
+         it->second.unit_acked[r.unit])) {
       retransmit_queue_.pop_front();
       continue;
     }
     OutMessage& m = it->second;
+    if (r.kind == Kind::chunk || r.kind == Kind::read_chunk) {
+      // RC one-sided: the NIC reads or writes the range again (the target's software never
+      // sees it, so it cannot place pieces).
+      const uint64_t offset = uint64_t{r.unit} * config_.unit_size;
+      const uint64_t length =
+          std::min<uint64_t>(uint64_t{r.units} * config_.unit_size, m.buffer.length - offset);
+      if (!window_allows(length)) return Step::blocked;
+      retransmit_queue_.pop_front();
+      InFlight& wqe = record(r.kind, m.number, static_cast<uint32_t>(length));
+      wqe.unit = r.unit;
+      wqe.units = r.units;
+      ++m.posted_wqes;
+      post_range(wqe, m, offset, length, ack_now_hint());
+      ++stats_.retransmitted_wqes;
+      return Step::posted;
+    }
     if (r.kind == Kind::piece) {
       const uint32_t length = unit_bytes(m, r.unit);
       const uint32_t bytes = static_cast<uint32_t>(kSendHeaderSize) + length;
@@ -230,70 +255,106 @@ Sender::Step Sender::post_retransmit() {
       ++stats_.retransmitted_wqes;
       return Step::posted;
     }
-    // A small message or a write request: the same slot and SEND number, a new global number.
-    const bool request = r.kind == Kind::request;
-    const uint32_t bytes = static_cast<uint32_t>(kSendHeaderSize + (request ? 0 : m.buffer.length));
-    if (!window_allows(bytes)) return Step::blocked;
+    // An operation's first SEND: the same slot and SEND number, a new global number.
+    FirstSend first = first_send(m);
+    if (!window_allows(first.bytes)) return Step::blocked;
     retransmit_queue_.pop_front();
-    InFlight& wqe = record(r.kind, m.number, bytes);
+    InFlight& wqe = record(first.kind, m.number, first.bytes);
     ++m.posted_wqes;
-    if (request) ++m.requests_in_nic;
-    post_send_slot(wqe, *m.slot,
-                   SendHeader{.type = request ? SendType::write_request : SendType::message,
-                              .hint = ack_now_hint(),
-                              .send_number = m.send_number,
-                              .message_id = request ? write_id(m.write_seq) : 0,
-                              .argument = static_cast<uint32_t>(m.buffer.length)},
-                   bytes);
+    if (first.kind == Kind::request) ++m.requests_in_nic;
+    first.header.hint = ack_now_hint();
+    first.header.send_number = m.send_number;
+    post_send_slot(wqe, *m.slot, first.header, first.bytes);
     ++stats_.retransmitted_wqes;
     return Step::posted;
   }
   return Step::empty;
 }
 
-Sender::Step Sender::post_grant() {
-  if (grant_queue_.empty()) return Step::empty;
+Sender::Step Sender::post_reply() {
+  if (reply_queue_.empty()) return Step::empty;
   if (!window_allows(kSendHeaderSize)) return Step::blocked;
   const auto slot = staging_.acquire();
   if (!slot) return Step::no_slot;
-  const uint32_t id = grant_queue_.front();
-  grant_queue_.pop_front();
-  Grant& g = grants_.at(id);
+  const uint64_t id = reply_queue_.front();
+  reply_queue_.pop_front();
+  Reply& g = replies_.at(id);
   g.slot = slot;
-  g.send_number = next_send_number();
+  g.header.send_number = next_send_number();
   ++g.posted_wqes;
-  InFlight& wqe = record(Kind::grant, id, kSendHeaderSize);
-  post_send_slot(wqe, *slot,
-                 SendHeader{.type = SendType::write_grant,
-                            .send_number = g.send_number,
-                            .message_id = id,
-                            .argument = g.rkey,
-                            .address = g.address},
-                 kSendHeaderSize);
+  InFlight& wqe = record(Kind::reply, id, kSendHeaderSize);
+  post_send_slot(wqe, *slot, g.header, kSendHeaderSize);
   return Step::posted;
+}
+
+Sender::FirstSend Sender::first_send(const OutMessage& m) const {
+  const auto length = static_cast<uint32_t>(m.buffer.length);
+  switch (m.op) {
+    case Op::message:
+      if (!m.large) {
+        return {Kind::message, SendHeader{.type = SendType::message, .argument = length},
+                static_cast<uint32_t>(kSendHeaderSize) + length};
+      }
+      return {Kind::request,
+              SendHeader{.type = SendType::write_request,
+                         .message_id = write_id(m.write_seq),
+                         .argument = length},
+              static_cast<uint32_t>(kSendHeaderSize)};
+    case Op::write:
+      return {Kind::notice,
+              SendHeader{.type = SendType::write_notice,
+                         .message_id = write_id(m.write_seq),
+                         .argument = length,
+                         .address = m.remote_addr},
+              static_cast<uint32_t>(kSendHeaderSize + kOneSidedTrailerSize)};
+    case Op::read:
+      return {Kind::read_request,
+              SendHeader{.type = SendType::read_request,
+                         .message_id = m.read_id,
+                         .argument = length,
+                         .address = m.remote_addr},
+              static_cast<uint32_t>(kSendHeaderSize + kOneSidedTrailerSize)};
+  }
+  return {};
+}
+
+void Sender::fill_first_send(const OutMessage& m, uint32_t slot) {
+  if (m.op == Op::message) {
+    if (!m.large) copy_into_slot(slot, m.buffer, 0, m.buffer.length);
+    return;
+  }
+  const OneSidedTrailer trailer = m.op == Op::write
+                                      ? OneSidedTrailer{.rkey = m.rkey}
+                                      : OneSidedTrailer{.rkey = m.rkey,
+                                                        .reply_rkey = m.buffer.region->rkey,
+                                                        .reply_address = m.buffer.addr};
+  world::Payload payload;
+  payload.length = kOneSidedTrailerSize;
+  payload.bytes.resize(kOneSidedTrailerSize);
+  (void)encode_one_sided_trailer(trailer, payload.bytes);
+  staging_memory_->write(staging_.address(slot) + kSendHeaderSize, payload);
 }
 
 Sender::Step Sender::post_small_or_request() {
   if (small_queue_.empty()) return Step::empty;
   OutMessage& m = messages_.at(small_queue_.front());
-  const uint32_t bytes = static_cast<uint32_t>(kSendHeaderSize + (m.large ? 0 : m.buffer.length));
-  if (!window_allows(bytes)) return Step::blocked;
+  FirstSend first = first_send(m);
+  if (!window_allows(first.bytes)) return Step::blocked;
   const auto slot = staging_.acquire();
   if (!slot) return Step::no_slot;
   small_queue_.pop_front();
   m.slot = slot;
-  if (m.large) ++m.requests_in_nic;
+  if (first.kind == Kind::request) ++m.requests_in_nic;
   m.send_number = next_send_number();
-  if (!m.large) copy_into_slot(*slot, m.buffer, 0, m.buffer.length);
-  InFlight& wqe = record(m.large ? Kind::request : Kind::message, m.number, bytes);
+  fill_first_send(m, *slot);
+  InFlight& wqe = record(first.kind, m.number, first.bytes);
   ++m.posted_wqes;
-  post_send_slot(wqe, *slot,
-                 SendHeader{.type = m.large ? SendType::write_request : SendType::message,
-                            .hint = ack_now_hint(),
-                            .send_number = m.send_number,
-                            .message_id = m.large ? write_id(m.write_seq) : 0,
-                            .argument = static_cast<uint32_t>(m.buffer.length)},
-                 bytes);
+  // A one-sided WRITE's chunks follow its notice on the same QP: the target learns of the
+  // operation before its bytes (unless the notice is lost; see Receiver::on_write).
+  if (first.kind == Kind::notice) write_queue_.push_back(m.number);
+  first.header.hint = ack_now_hint();
+  first.header.send_number = m.send_number;
+  post_send_slot(wqe, *slot, first.header, first.bytes);
   return Step::posted;
 }
 
@@ -321,7 +382,8 @@ Sender::Step Sender::post_chunk() {
     if (!window_allows(chunk)) return Step::blocked;
     const uint64_t offset = m.chunked;
     const uint32_t unit = static_cast<uint32_t>(offset / config_.unit_size);
-    InFlight& wqe = record(Kind::chunk, m.number, static_cast<uint32_t>(chunk));
+    const Kind kind = m.op == Op::read ? Kind::read_chunk : Kind::chunk;
+    InFlight& wqe = record(kind, m.number, static_cast<uint32_t>(chunk));
     wqe.unit = unit;
     wqe.units = static_cast<uint32_t>((chunk + config_.unit_size - 1) / config_.unit_size);
     m.chunk_global[unit] = wqe.global;
@@ -330,7 +392,7 @@ Sender::Step Sender::post_chunk() {
     // Leave the queue with the last chunk: the message may complete (and leave messages_)
     // before the queue is looked at again.
     if (m.chunked == m.buffer.length) write_queue_.pop_front();
-    post_write(wqe, m, offset, chunk, ack_now_hint());
+    post_range(wqe, m, offset, chunk, ack_now_hint());
     ++stats_.chunks;
     return Step::posted;
   }
@@ -388,11 +450,16 @@ void Sender::post_send_slot(InFlight& wqe, uint32_t slot, SendHeader header, uin
   wqe.hinted = header.hint;
 }
 
-void Sender::post_write(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length,
+void Sender::post_range(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length,
                         bool hint) {
   rnic::SendWr wr;
   wr.wr_id = wqe.global;
-  wr.opcode = rnic::WrOpcode::rdma_write_with_imm;
+  // RC one-sided operations are the NIC's own; everything else carries the immediate data the
+  // receiving software acknowledges and reassembles by.
+  const bool plain = config_.reliability == Reliability::hardware_rc && m.op != Op::message;
+  wr.opcode = m.op == Op::read ? rnic::WrOpcode::rdma_read
+              : plain          ? rnic::WrOpcode::rdma_write
+                               : rnic::WrOpcode::rdma_write_with_imm;
   wr.sge = rnic::Sge{.addr = m.buffer.addr + offset,
                      .length = static_cast<uint32_t>(length),
                      .lkey = m.buffer.region->lkey};

@@ -1,7 +1,8 @@
 #pragma once
-// The outgoing half of a connection: queues messages, cuts large ones into chunks, numbers and
-// posts WQEs within the congestion window, and (software_uc) learns from software ACKs what
-// arrived, samples the RTT, and sends lost WQEs again.
+// The outgoing half of a connection: queues messages and one-sided operations, cuts large ones
+// into chunks, numbers and posts WQEs within the congestion window, and (software_uc) learns
+// from software ACKs what arrived, samples the RTT, and sends lost WQEs again. It also posts
+// the replies the receiving half asks for (grants, refusals, read completions).
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -26,8 +27,18 @@ class Sender {
   ~Sender();
 
   uint64_t send(const MessageBuffer& message, SendCallback done);
-  // The receiver half asks to grant an incoming large message (sent as a SEND WQE of ours).
-  void send_grant(uint32_t message_id, uint64_t address, uint32_t rkey);
+  // One-sided operations (sender_one_sided.cc).
+  uint64_t write(const MessageBuffer& local, RemoteAddress remote, SendCallback done);
+  uint64_t read(const MessageBuffer& local, RemoteAddress remote, SendCallback done);
+  // The receiver half asks to send the peer a reply: a grant for an incoming large message, a
+  // refused one-sided WRITE, a finished READ (a SEND WQE of ours, reliable like any other).
+  void send_reply(SendHeader header);
+  // The receiver half got a software_uc read request for `length` bytes of `source` (checked
+  // readable) to be written to the peer's `destination`; read_done answers it.
+  void serve_read(uint32_t read_id, const MessageBuffer& source, RemoteAddress destination);
+  // The peer refused one of our one-sided WRITEs, or finished one of our READs.
+  void on_write_refused(uint32_t message_id);
+  void on_read_done(uint32_t read_id, ReadStatus status);
   // The receiver half got a grant for one of our large messages.
   void on_grant(uint32_t message_id, uint64_t address, uint32_t rkey);
   void on_send_completion(const rnic::WorkCompletion& wc);
@@ -45,22 +56,39 @@ class Sender {
   const RttEstimator& rtt() const { return rtt_; }
 
  private:
-  enum class Kind : uint8_t { message, request, grant, chunk, piece };
+  // A WQE's job. notice and read_request are a one-sided operation's first SEND; read_chunk is
+  // an RC RDMA READ.
+  enum class Kind : uint8_t {
+    message,
+    request,
+    reply,
+    chunk,
+    piece,
+    notice,
+    read_request,
+    read_chunk
+  };
+  // What the application asked for.
+  enum class Op : uint8_t { message, write, read };
 
   struct OutMessage {
     uint64_t number = 0;
+    Op op = Op::message;
     MessageBuffer buffer;
     SendCallback done;
     Time posted;
-    bool large = false;
+    SendStatus status = SendStatus::delivered;
+    bool large = false;  // goes (or comes back, RC read) as chunks: tracked per unit
+    bool has_write_seq = false;
     // The staging slot of its SEND (small: header + bytes; large: the write request), kept
     // for retransmissions until the message finishes (large: until the grant shows the request
     // arrived and no request WQE still reads it), and the SEND number they keep.
     std::optional<uint32_t> slot;
     uint32_t requests_in_nic = 0;  // large: request WQEs posted and not yet completed
     uint32_t send_number = 0;
-    // Large.
+    // Large and one-sided.
     uint64_t write_seq = 0;
+    uint32_t read_id = 0;  // software_uc read: what read_done names
     bool granted = false;
     uint64_t remote_addr = 0;
     uint32_t rkey = 0;
@@ -73,11 +101,9 @@ class Sender {
     uint32_t posted_wqes = 0;  // WQEs reading its bytes that the NIC has not completed
   };
 
-  struct Grant {
-    uint64_t address = 0;
-    uint32_t rkey = 0;
+  struct Reply {
+    SendHeader header;  // numbered at its first posting; a retransmission keeps the number
     std::optional<uint32_t> slot;
-    uint32_t send_number = 0;
     bool acked = false;
     uint32_t posted_wqes = 0;
   };
@@ -85,7 +111,7 @@ class Sender {
   struct InFlight {
     uint64_t global = 0;
     Kind kind = Kind::message;
-    uint64_t key = 0;  // message number; grant: the incoming message id
+    uint64_t key = 0;  // message number; reply: the reply's number
     uint32_t unit = 0;
     uint32_t units = 0;
     uint32_t bytes = 0;
@@ -102,6 +128,7 @@ class Sender {
     Kind kind = Kind::message;
     uint64_t key = 0;
     uint32_t unit = 0;
+    uint32_t units = 1;  // RC one-sided chunks go again whole
     // A piece sent before keeps its SEND number, so the receiver's SEND space has no hole.
     std::optional<uint32_t> send_number;
   };
@@ -120,7 +147,7 @@ class Sender {
   void fail_all();
   bool post_next();
   Step post_retransmit();
-  Step post_grant();
+  Step post_reply();
   Step post_small_or_request();
   Step post_chunk();
   bool window_allows(uint64_t bytes) const;
@@ -128,12 +155,26 @@ class Sender {
   // exhausted or because nothing else is queued (no later WQE would trigger the ACK soon).
   bool ack_now_hint() const;
   bool has_more_to_post() const;
+  // A new operation's entry, queued for posting by the next turn's pump.
+  OutMessage& add_message(Op op, const MessageBuffer& buffer, SendCallback done);
+  // Throws Error unless `buffer` is 1 byte to the largest message inside a region with memory.
+  void check_buffer(const MessageBuffer& buffer, const char* what) const;
+  // The first SEND of an operation (a small message, a write request, a notice, a read
+  // request): its kind, header (unnumbered) and length with the header.
+  struct FirstSend {
+    Kind kind;
+    SendHeader header;
+    uint32_t bytes;
+  };
+  FirstSend first_send(const OutMessage& m) const;
+  // Writes what follows the header of m's first SEND into its slot (once).
+  void fill_first_send(const OutMessage& m, uint32_t slot);
+  void post_range(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length, bool hint);
   InFlight& record(Kind kind, uint64_t key, uint32_t bytes);
   // Writes `header` (numbered from `wqe`) at the slot's start and posts the slot's first
   // `length` bytes as a SEND.
   void post_send_slot(InFlight& wqe, uint32_t slot, SendHeader header, uint32_t length);
   void copy_into_slot(uint32_t slot, const MessageBuffer& from, uint64_t offset, uint64_t length);
-  void post_write(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length, bool hint);
   uint32_t next_send_number() { return static_cast<uint32_t>(next_send_number_++); }
   uint32_t write_id(uint64_t write_seq) const {
     return static_cast<uint32_t>(write_seq) & imm_.message_id_mask();
@@ -150,7 +191,10 @@ class Sender {
   void try_finish(OutMessage& m);
   // Large: frees the write request's slot once the grant came and no request WQE reads it.
   void release_request_slot(OutMessage& m);
-  void try_release_grant(uint32_t id);
+  void try_release_reply(uint64_t id);
+  // A one-sided operation ends early (refused, access error): none of its WQEs in flight is
+  // waited for any more.
+  void end_operation(OutMessage& m, SendStatus status);
   void retire_front();
   Time rto() const;  // the estimator's RTO, doubled per consecutive timeout
   void arm_timer();
@@ -180,10 +224,13 @@ class Sender {
   uint64_t next_send_number_ = 0;
   std::unordered_map<uint64_t, OutMessage> messages_;
   std::unordered_map<uint64_t, uint64_t> message_of_write_;  // write seq -> message number
-  std::unordered_map<uint32_t, Grant> grants_;               // incoming message id -> grant
-  std::deque<uint64_t> small_queue_;                         // small messages and requests
-  std::deque<uint64_t> write_queue_;                         // granted large messages
-  std::deque<uint32_t> grant_queue_;
+  std::unordered_map<uint64_t, Reply> replies_;              // by reply number
+  std::unordered_map<uint32_t, uint64_t> reads_;             // read id -> message number
+  uint64_t next_reply_ = 1;
+  uint32_t next_read_id_ = 1;
+  std::deque<uint64_t> small_queue_;  // first SENDs: small messages, requests, notices, reads
+  std::deque<uint64_t> write_queue_;  // chunks to post: granted messages, one-sided operations
+  std::deque<uint64_t> reply_queue_;
   std::deque<Retransmit> retransmit_queue_;
   std::deque<InFlight> in_flight_;  // by global number, oldest first
   uint64_t outstanding_ = 0;        // in_flight_ entries not yet done

@@ -54,6 +54,14 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
       cc_->on_ack(AckEvent{.now = scheduler_.now(), .acked_bytes = wqe->bytes, .rtt = rtt});
       acknowledge(*wqe);
     } else {
+      // An RC one-sided operation the peer's memory refused: it ends here; the QP is in error
+      // (as on a real NIC), so the rest still moves to a backup.
+      if (wc.status == rnic::WcStatus::remote_access_error) {
+        const auto m = wqe->kind == Kind::reply ? messages_.end() : messages_.find(wqe->key);
+        if (m != messages_.end() && m->second.op != Op::message) {
+          end_operation(m->second, SendStatus::remote_access_error);
+        }
+      }
       fail_over_rc(wc.qp_num);
     }
   } else if (!ok && !wqe->done) {
@@ -113,11 +121,11 @@ void Sender::acknowledge(InFlight& wqe) {
   wqe.done = true;
   --outstanding_;
   bytes_in_flight_ -= wqe.bytes;
-  if (wqe.kind == Kind::grant) {
-    const auto g = grants_.find(static_cast<uint32_t>(wqe.key));
-    if (g != grants_.end()) {
+  if (wqe.kind == Kind::reply) {
+    const auto g = replies_.find(wqe.key);
+    if (g != replies_.end()) {
       g->second.acked = true;
-      try_release_grant(g->first);
+      try_release_reply(g->first);
     }
     return;
   }
@@ -128,18 +136,20 @@ void Sender::acknowledge(InFlight& wqe) {
     case Kind::message:
       m.acked = true;
       break;
-    case Kind::request:
-      break;  // the grant, not this ACK, moves the message on
+    case Kind::request:       // the grant, not this ACK, moves the message on
+    case Kind::notice:        // the chunks' ACKs complete the WRITE
+    case Kind::read_request:  // the peer's read_done completes the READ
+    case Kind::reply:
+      break;
     case Kind::chunk:
     case Kind::piece:
+    case Kind::read_chunk:
       for (uint32_t u = wqe.unit; u < wqe.unit + wqe.units; ++u) {
         if (m.unit_acked[u]) continue;
         m.unit_acked[u] = true;
         ++m.units_acked;
       }
       m.acked = m.units_acked == m.unit_acked.size();
-      break;
-    case Kind::grant:
       break;
   }
   try_finish(m);
@@ -150,9 +160,15 @@ void Sender::declare_lost(InFlight& wqe) {
   loss_unrepaired_ = true;
   --outstanding_;
   bytes_in_flight_ -= wqe.bytes;
-  if (wqe.kind != Kind::chunk) {
-    retransmit_queue_.push_back(Retransmit{
-        .kind = wqe.kind, .key = wqe.key, .unit = wqe.unit, .send_number = wqe.send_number});
+  const auto m = wqe.kind == Kind::reply ? messages_.end() : messages_.find(wqe.key);
+  const bool rc_one_sided = config_.reliability == Reliability::hardware_rc &&
+                            m != messages_.end() && m->second.op != Op::message;
+  if (wqe.kind != Kind::chunk || rc_one_sided) {
+    retransmit_queue_.push_back(Retransmit{.kind = wqe.kind,
+                                           .key = wqe.key,
+                                           .unit = wqe.unit,
+                                           .units = wqe.units,
+                                           .send_number = wqe.send_number});
     return;
   }
   // A lost chunk goes again as unit-sized SEND pieces (A.1.1): the receiver copies them into
@@ -166,11 +182,11 @@ void Sender::declare_lost(InFlight& wqe) {
 void Sender::release_posted(const InFlight& wqe) {
   if (wqe.slot) staging_.release(*wqe.slot);
   if (wqe.kind == Kind::piece) return;  // its bytes were copied into the slot
-  if (wqe.kind == Kind::grant) {
-    const auto g = grants_.find(static_cast<uint32_t>(wqe.key));
-    if (g == grants_.end()) return;
+  if (wqe.kind == Kind::reply) {
+    const auto g = replies_.find(wqe.key);
+    if (g == replies_.end()) return;
     --g->second.posted_wqes;
-    try_release_grant(g->first);
+    try_release_reply(g->first);
     return;
   }
   const auto it = messages_.find(wqe.key);
@@ -192,22 +208,27 @@ void Sender::release_request_slot(OutMessage& m) {
 void Sender::try_finish(OutMessage& m) {
   if (!m.acked || m.posted_wqes > 0) return;
   if (m.slot) staging_.release(*m.slot);
-  if (m.large) message_of_write_.erase(m.write_seq);
-  ++stats_.messages_sent;
+  if (m.has_write_seq) message_of_write_.erase(m.write_seq);
+  if (m.op == Op::read) reads_.erase(m.read_id);
+  if (m.status != SendStatus::delivered) {
+    ++stats_.one_sided_refused;
+  } else if (m.op == Op::message) {
+    ++stats_.messages_sent;
+  } else {
+    ++(m.op == Op::write ? stats_.writes_done : stats_.reads_done);
+  }
   SendCallback done = std::move(m.done);
-  const SendCompletion completion{.message = m.number,
-                                  .status = SendStatus::delivered,
-                                  .posted = m.posted,
-                                  .completed = scheduler_.now()};
+  const SendCompletion completion{
+      .message = m.number, .status = m.status, .posted = m.posted, .completed = scheduler_.now()};
   messages_.erase(m.number);
   if (done) done(completion);
 }
 
-void Sender::try_release_grant(uint32_t id) {
-  const auto it = grants_.find(id);
-  if (it == grants_.end() || !it->second.acked || it->second.posted_wqes > 0) return;
+void Sender::try_release_reply(uint64_t id) {
+  const auto it = replies_.find(id);
+  if (it == replies_.end() || !it->second.acked || it->second.posted_wqes > 0) return;
   if (it->second.slot) staging_.release(*it->second.slot);
-  grants_.erase(it);
+  replies_.erase(it);
 }
 
 void Sender::retire_front() {

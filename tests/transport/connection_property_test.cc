@@ -32,18 +32,9 @@ uint64_t random_size(RandomStream& r) {
 
 void run_seed(uint64_t seed, Reliability reliability, double max_loss) {
   RandomStream r(seed, "transport-property");
-  TransportPairConfig c;
-  c.transport.reliability = reliability;
-  c.wire.delay = Time::us(r.uniform_int(1, 10));
-  c.wire.loss = r.uniform() * max_loss;
-  c.wire.duplicate = r.uniform() * 0.02;
-  c.wire.reorder = r.uniform() * 0.05;
-  c.wire.seed = seed;
-  c.transport.unit_size = r.bernoulli(0.5) ? 4096 : 1024;
-  c.transport.mtu = c.transport.unit_size == 1024 ? 1024 : 4096;
+  TransportPairConfig c = testing::random_lossy_config(r, seed, reliability, max_loss);
   c.transport.chunking = r.bernoulli(0.8);
   if (c.transport.unit_size == 1024) c.transport.imm = ImmLayout{19, 12};  // 4 MiB messages
-  c.endpoint.seed = seed;
   TransportPair pair(c);
   const int messages = static_cast<int>(r.uniform_int(20, 60));
   for (int i = 0; i < messages; ++i) {

@@ -7,6 +7,21 @@
 
 namespace bifrost::transport::testing {
 
+TransportPairConfig random_lossy_config(RandomStream& r, uint64_t seed, Reliability reliability,
+                                        double max_loss) {
+  TransportPairConfig c;
+  c.transport.reliability = reliability;
+  c.wire.delay = Time::us(r.uniform_int(1, 10));
+  c.wire.loss = r.uniform() * max_loss;
+  c.wire.duplicate = r.uniform() * 0.02;
+  c.wire.reorder = r.uniform() * 0.05;
+  c.wire.seed = seed;
+  c.transport.unit_size = r.bernoulli(0.5) ? 4096 : 1024;
+  c.transport.mtu = c.transport.unit_size == 1024 ? 1024 : 4096;
+  c.endpoint.seed = seed;
+  return c;
+}
+
 TransportPair::TransportPair(const TransportPairConfig& config) : pair_(config) {
   for (int i = 0; i < 2; ++i) {
     sim::TransportPair::Side& s = pair_.side(i);

@@ -6,11 +6,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "bifrost/core/rng.h"
 #include "bifrost/sim/transport_pair.h"
 
 namespace bifrost::transport::testing {
 
 using TransportPairConfig = sim::TransportPairConfig;
+
+// For property tests: a 1..10 us wire with random loss (up to max_loss), duplication (up to
+// 2%) and reordering (up to 5%), and 4 KiB or 1 KiB units (MTU to match); `seed` also seeds
+// the wire and the endpoints.
+TransportPairConfig random_lossy_config(RandomStream& r, uint64_t seed, Reliability reliability,
+                                        double max_loss);
 
 class TransportPair {
  public:

@@ -16,15 +16,10 @@
 
 namespace bifrost::perf {
 
-// A Bifröst connection is a message channel: write_bw/send_bw stream messages through
-// Connection::send, send_lat ping-pongs them; the QP type is the transport's business.
+// A Bifröst connection is a message channel with one-sided operations: write_bw/send_bw
+// stream messages through Connection::send, read_bw streams Connection::read from the server's
+// buffer, send_lat ping-pongs messages; the QP type is the transport's business.
 void validate_bifrost(const Options& o) {
-  if (o.op() == Op::read) {
-    throw Error(
-        "{} cannot run over --transport {}: a Bifröst connection sends messages, it has no "
-        "RDMA READ; use write_bw, send_bw or send_lat, or --transport rc",
-        o.test, o.transport);
-  }
   if (o.test == "write_lat") {
     throw Error(
         "write_lat cannot run over --transport {}: a Bifröst connection has no one-sided "

@@ -49,28 +49,45 @@ class MessageRunner : public Runner {
   uint64_t retransmissions() const override { return sum_retransmitted(s_); }
   std::string stall_details() const override { return describe_connections(s_); }
 
-  // Sends message k of connection c from a free slot; false if none is free.
+  // Sends message k of connection c from a free slot (read_bw: reads the server's slot
+  // k % slots into it); false if none is free.
   bool send(size_t c, uint64_t k) {
     if (free_slots_[c].empty()) return false;
     const uint64_t slot = free_slots_[c].back();
     free_slots_[c].pop_back();
-    if (o_.verify) fill_message(s_, c, slot, k, size_);
+    const bool read = o_.op() == Op::read;
+    if (o_.verify && read) {
+      // Cleared, so a read that brings nothing cannot pass on the previous content.
+      std::ranges::fill(s_.slot_bytes(c, slot, size_), std::byte{0});
+    } else if (o_.verify) {
+      fill_message(s_, c, slot, k, size_);
+    }
+    auto done = [this, c, slot, k, read](const SendCompletion& result) {
+      if (result.status != SendStatus::delivered) {
+        free_slots_[c].push_back(slot);
+        fail(fmt::format("{} {} of connection {} failed: {}", read ? "READ" : "message", k, c,
+                         result.status == SendStatus::remote_access_error
+                             ? "the server refused the access"
+                             : "the transport gave up (every QP of the connection failed)"));
+        return;
+      }
+      if (o_.verify && read) {
+        check(message_seed(c, k % s_.slots()), s_.slot_bytes(c, slot, size_), "READ", k);
+      }
+      free_slots_[c].push_back(slot);
+      progressed();
+      on_sent(c, k);
+    };
     try {
-      s_.connection(c).send(
-          s_.message(c, slot, size_), [this, c, slot, k](const SendCompletion& done) {
-            free_slots_[c].push_back(slot);
-            if (done.status != SendStatus::delivered) {
-              fail(
-                  fmt::format("message {} of connection {} failed: the transport gave up "
-                              "(every QP of the connection failed)",
-                              k, c));
-              return;
-            }
-            progressed();
-            on_sent(c, k);
-          });
+      if (read) {
+        s_.connection(c).read(s_.message(c, slot, size_),
+                              transport::RemoteAddress{s_.peer_slot_va(c, k), s_.peer().rkey},
+                              std::move(done));
+      } else {
+        s_.connection(c).send(s_.message(c, slot, size_), std::move(done));
+      }
     } catch (const Error& e) {
-      fail(fmt::format("Connection::send on connection {}: {}", c, e.what()));
+      fail(fmt::format("Connection::{} on connection {}: {}", read ? "read" : "send", c, e.what()));
     }
     return true;
   }
@@ -222,6 +239,8 @@ MessageClientOutcome run_message_client(Session& s, uint32_t size) {
     MessageBwClient client(s, size);
     client.run(true);
     out.result = client.result();
+    out.verified = client.verified();  // read_bw: the READs' bytes
+    out.corrupt = client.corrupt();
     settle_connections(s);
   }
   return out;
@@ -328,12 +347,18 @@ nlohmann::json transport_counters(Session& s) {
     tx.stale_acks += a.stale_acks;
     tx.rtt_samples += a.rtt_samples;
     tx.failovers += a.failovers;
+    tx.reads_done += a.reads_done;
+    tx.writes_done += a.writes_done;
+    tx.one_sided_refused += a.one_sided_refused;
     rx.messages_delivered += b.messages_delivered;
     rx.wqes_received += b.wqes_received;
     rx.duplicates += b.duplicates;
     rx.malformed += b.malformed;
     rx.late_pieces += b.late_pieces;
     rx.acks_sent += b.acks_sent;
+    rx.reads_served += b.reads_served;
+    rx.writes_placed += b.writes_placed;
+    rx.early_writes += b.early_writes;
   }
   return {{"messages_sent", tx.messages_sent},
           {"messages_failed", tx.messages_failed},
@@ -346,12 +371,18 @@ nlohmann::json transport_counters(Session& s) {
           {"stale_acks", tx.stale_acks},
           {"rtt_samples", tx.rtt_samples},
           {"failovers", tx.failovers},
+          {"reads_done", tx.reads_done},
+          {"writes_done", tx.writes_done},
+          {"one_sided_refused", tx.one_sided_refused},
           {"messages_delivered", rx.messages_delivered},
           {"wqes_received", rx.wqes_received},
           {"duplicates", rx.duplicates},
           {"malformed", rx.malformed},
           {"late_pieces", rx.late_pieces},
           {"acks_sent", rx.acks_sent},
+          {"reads_served", rx.reads_served},
+          {"writes_placed", rx.writes_placed},
+          {"early_writes", rx.early_writes},
           {"acks_unroutable", s.endpoint().stats().acks_unroutable}};
 }
 

@@ -109,10 +109,12 @@ Session::Session(const Options& options)
   // Messages are read in place by the NIC; the Bifröst endpoint's own memory (receive slots,
   // arena) lives in its protection domain, and so must the application's.
   const rnic::ProtectionDomain pd = endpoint_ ? endpoint_->pd() : device_->alloc_pd();
-  // Over Bifröst the peer never addresses this buffer: no remote access.
-  const auto access = endpoint_ ? rnic::Access::local_write
-                                : rnic::Access::local_write | rnic::Access::remote_write |
-                                      rnic::Access::remote_read;
+  // Over Bifröst the peer addresses this buffer only in read_bw (one-sided READs of the
+  // server's slots; over UC the server writes the data back into the client's).
+  const bool remote = !endpoint_ || options_.op() == Op::read;
+  const auto access =
+      remote ? rnic::Access::local_write | rnic::Access::remote_write | rnic::Access::remote_read
+             : rnic::Access::local_write;
   mr_ = &device_->reg_mr(pd, kBufferBase, length, access, memory_.get());
   if (options_.uses_bifrost()) {
     build_bifrost(local, length);

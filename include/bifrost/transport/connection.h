@@ -54,6 +54,14 @@ class Connection {
   // SendCompletion carries it). Throws Error for an empty or oversized message, or a buffer
   // outside its region.
   uint64_t send(const MessageBuffer& message, SendCallback done = {});
+  // One-sided operations on the peer's memory (docs/transport.md "One-sided WRITE and READ"):
+  // write copies `local` to [remote.addr, + local.length) of the peer; read copies that many
+  // bytes from the peer's memory at `remote` into `local`. No delivery at the peer. `done`
+  // runs once the bytes are in place. The same limits as send (1 byte to the largest message)
+  // apply; software_uc reads also need `local` registered with remote_write (the peer writes
+  // the data back into it). Throws Error like send.
+  uint64_t write(const MessageBuffer& local, RemoteAddress remote, SendCallback done = {});
+  uint64_t read(const MessageBuffer& local, RemoteAddress remote, SendCallback done = {});
   void set_delivery_handler(DeliveryHandler handler);
 
   uint32_t id() const { return id_; }

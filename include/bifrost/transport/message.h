@@ -17,7 +17,18 @@ struct MessageBuffer {
   uint64_t length = 0;
 };
 
-enum class SendStatus : uint8_t { delivered, failed };
+// Where a one-sided WRITE or READ goes in the peer's memory: an address inside a region the
+// peer registered with remote_write (WRITE) or remote_read (READ), and that region's rkey. The
+// peer hands it to the application, for example in a message.
+struct RemoteAddress {
+  uint64_t addr = 0;
+  uint32_t rkey = 0;
+};
+
+// delivered: the peer has the message / the one-sided operation is done (a WRITE's bytes are
+// in the peer's memory, a READ's in ours). failed: the connection gave up. remote_access_error:
+// the peer's memory does not grant a one-sided operation its range.
+enum class SendStatus : uint8_t { delivered, failed, remote_access_error };
 
 struct SendCompletion {
   uint64_t message = 0;  // the number send() returned

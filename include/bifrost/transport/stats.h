@@ -9,9 +9,12 @@
 namespace bifrost::transport {
 
 struct SenderStats {
-  uint64_t messages_sent = 0;  // completed as delivered
-  uint64_t messages_failed = 0;
-  uint64_t wqes_posted = 0;  // data WQEs, first transmissions and retransmissions
+  uint64_t messages_sent = 0;    // completed as delivered
+  uint64_t messages_failed = 0;  // messages and one-sided operations the connection gave up
+  uint64_t writes_done = 0;      // one-sided WRITEs completed (software_uc: with the peer's READs')
+  uint64_t reads_done = 0;       // one-sided READs completed
+  uint64_t one_sided_refused = 0;  // completed with remote_access_error
+  uint64_t wqes_posted = 0;        // data WQEs, first transmissions and retransmissions
   uint64_t bytes_posted = 0;
   uint64_t chunks = 0;              // WRITE chunks of large messages
   uint64_t retransmitted_wqes = 0;  // SENDs reposted and WRITE-chunk pieces
@@ -52,6 +55,11 @@ struct ReceiverStats {
   uint64_t late_pieces = 0;           // retransmitted units for delivered messages: not copied
   uint64_t acks_sent = 0;
   uint64_t grants_deferred = 0;  // WRITE requests that waited for arena space
+  // One-sided operations (software_uc: the target's software sees them).
+  uint64_t writes_placed = 0;      // the peer's one-sided WRITEs complete in our memory
+  uint64_t reads_served = 0;       // the peer's READs answered with their data
+  uint64_t one_sided_refused = 0;  // notices and reads our memory did not grant
+  uint64_t early_writes = 0;       // WRITE chunks before their notice: not acknowledged
   AckTriggerCounts ack_triggers;
 };
 
