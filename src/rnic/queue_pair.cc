@@ -183,6 +183,7 @@ void QueuePair::require_data_path(std::string_view verb) const {
 
 void QueuePair::post_send(const SendWr& wr) {
   require_data_path("post_send");
+  if (type_ == QpType::ud) ud_traffic_class_ = wr.ud.traffic_class;
   requester_->post(wr);
 }
 

@@ -223,7 +223,12 @@ void Requester::build(const Slot& slot, uint32_t psn, world::Packet& out) {
   if (p.payload_length > 0 && slot.mr != nullptr && slot.mr->memory != nullptr) {
     slot.mr->memory->read(slot.wr.sge.addr + p.payload_offset, p.payload_length, out.payload);
   }
-  qp_.address(out, qp_.type() == QpType::ud ? slot.wr.ud.ip : qp_.query().av.dest_ip);
+  if (qp_.type() == QpType::ud) {
+    qp_.address(out, slot.wr.ud.ip);
+    out.dscp = slot.wr.ud.traffic_class >> 2;  // the address handle's class, not the QP's
+  } else {
+    qp_.address(out, qp_.query().av.dest_ip);
+  }
 }
 
 void Requester::receive(const world::Packet& packet) {

@@ -116,7 +116,10 @@ bool Endpoint::post_ud(const ConnectionOffer& peer, Encode&& encode) {
   wr.wr_id = slot;
   wr.opcode = rnic::WrOpcode::send;
   wr.sge = rnic::Sge{.addr = addr, .length = payload.length, .lkey = ack_region_->lkey};
-  wr.ud = rnic::UdDestination{.ip = peer.ip, .qp_num = peer.ud_qpn, .qkey = peer.qkey};
+  wr.ud = rnic::UdDestination{.ip = peer.ip,
+                              .qp_num = peer.ud_qpn,
+                              .qkey = peer.qkey,
+                              .traffic_class = config_.ack_traffic_class};
   ud_qp_->post_send(wr);
   return true;
 }

@@ -211,6 +211,27 @@ TEST(Ud, ReceiveGetsGrhRoomThenPayloadAndTheSender) {
   EXPECT_TRUE(same_content(*pair.a().memory, kSrc, *pair.b().memory, kDst + kGrhBytes, 1000));
 }
 
+// A UD send's traffic class (its address handle's) decides the datagram's DSCP and the QP's
+// class in the NIC's scheduler: Bifröst's software ACKs rely on it to pass queued data.
+TEST(Ud, DatagramsCarryTheirAddressHandlesTrafficClass) {
+  NicPair pair(ud_config());
+  QueuePair& qp = *pair.a().qp;
+  std::vector<uint8_t> dscps;
+  pair.wire().set_drop_filter(0, [&dscps](const world::Packet& p) {
+    dscps.push_back(p.dscp);
+    return false;
+  });
+  post_recv(pair.b(), 1, kDst, kGrhBytes + 100);
+  SendWr wr = ud_send(5, pair, 100, pair.config().qkey);
+  wr.ud.traffic_class = 48 << 2;
+  qp.post_send(wr);
+  EXPECT_EQ(qp.priority(), 6);
+  pair.kernel().run();
+  ASSERT_EQ(dscps.size(), 1u);
+  EXPECT_EQ(dscps[0], 48);
+  ASSERT_EQ(pair.b().poll().size(), 1u);
+}
+
 TEST(Ud, WrongQkeyIsDroppedAndCounted) {
   NicPair pair(ud_config());
   post_recv(pair.b(), 1, kDst, kGrhBytes + 100);

@@ -15,9 +15,9 @@ struct QpConnection {
   uint32_t path_mtu = 1024;                                    // RC/UC
   Access access = Access::remote_write | Access::remote_read;  // rights granted to the peer
   uint8_t sgid_index = 0;
-  uint8_t traffic_class = 0;
-  uint16_t udp_sport = 0;  // 0: derived from the QPN
-  uint32_t qkey = 0;       // UD
+  uint8_t traffic_class = 0;  // RC/UC (a UD send takes its class from its UdDestination)
+  uint16_t udp_sport = 0;     // 0: derived from the QPN
+  uint32_t qkey = 0;          // UD
   // RC only.
   uint8_t timeout = 8;  // 4.096 us * 2^timeout
   uint8_t retry_cnt = 7;

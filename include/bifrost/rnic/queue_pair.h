@@ -137,8 +137,12 @@ class QueuePair {
   Time pipeline_stall(const world::Packet& packet);
   // The UDP source port packets leave from: udp_sport, or one derived from the QPN.
   uint16_t source_port() const;
-  // The transmit scheduler's class for this QP: DSCP / 8.
-  int priority() const { return attr_.av.traffic_class >> 5; }
+  // The transmit scheduler's class for this QP: DSCP / 8. A UD QP has no address vector of its
+  // own: it is scheduled in the class of its latest send's address handle (a QP whose sends
+  // all use one class, as bifrost's ACK QP, is in that class).
+  int priority() const {
+    return (type_ == QpType::ud ? ud_traffic_class_ : attr_.av.traffic_class) >> 5;
+  }
   Requester* requester() const { return requester_.get(); }
   Responder* responder() const { return responder_.get(); }
 
@@ -168,6 +172,7 @@ class QueuePair {
   CompletionQueue* recv_cq_;
   QpLimits limits_;
   QpAttr attr_;
+  uint8_t ud_traffic_class_ = 0;  // UD: the latest send's address-handle class
   NicContext* nic_;
   std::unique_ptr<Requester> requester_;
   std::unique_ptr<Responder> responder_;

@@ -17,10 +17,12 @@ struct Sge {
 };
 
 // Where a UD send goes (the address handle plus remote QPN and Q_Key of ibv_send_wr.wr.ud).
+// As in an address handle's GRH, the traffic class is the datagram's: DSCP = class >> 2.
 struct UdDestination {
   world::Ipv4 ip;
   uint32_t qp_num = 0;
   uint32_t qkey = 0;
+  uint8_t traffic_class = 0;
 };
 
 struct SendWr {
