@@ -118,6 +118,10 @@ uint64_t Connection::send(const MessageBuffer& message, SendCallback done) {
   return sender_->send(message, std::move(done));
 }
 
+void Connection::set_rtt_observer(RttObserver observer) {
+  sender_->set_rtt_observer(std::move(observer));
+}
+
 uint64_t Connection::write(const MessageBuffer& local, RemoteAddress remote, SendCallback done) {
   return sender_->write(local, remote, std::move(done));
 }

@@ -76,14 +76,19 @@ void Receiver::on_completion(const rnic::WorkCompletion& wc) {
 }
 
 void Receiver::on_send(const rnic::WorkCompletion& wc, uint64_t slot_addr) {
-  ++stats_.wqes_received;
   std::array<std::byte, kSendHeaderSize> bytes{};
   if (wc.byte_len < kSendHeaderSize) {
+    ++stats_.wqes_received;
     ++stats_.malformed;
     return;
   }
   slot_memory_->copy_out(slot_addr, bytes);
   const auto decoded = decode_send_header(bytes);
+  if (decoded && decoded.value.type == SendType::ack) {
+    on_ack_send(wc, slot_addr);  // not a WQE of ours
+    return;
+  }
+  ++stats_.wqes_received;
   if (!decoded) {
     ++stats_.malformed;
     return;
@@ -142,6 +147,8 @@ void Receiver::on_send(const rnic::WorkCompletion& wc, uint64_t slot_addr) {
       case SendType::read_done:
         sender_.on_read_done(h.message_id, static_cast<ReadStatus>(h.argument));
         break;
+      case SendType::ack:
+        break;  // handled before the reliable spaces
     }
   } else {
     ++stats_.duplicates;
@@ -313,7 +320,24 @@ void Receiver::send_ack(AckTrigger trigger) {
   const SoftAck ack =
       acks_.take(connection_.peer().connection_id, endpoint_.clock().nic_now(), trigger);
   stats_.ack_triggers = acks_.triggers();
-  if (endpoint_.post_ack(connection_.peer(), ack)) ++stats_.acks_sent;
+  const bool posted = config_.ack_path == AckPath::data_qp
+                          ? sender_.post_ack(ack)
+                          : endpoint_.post_ack(connection_.peer(), ack);
+  if (posted) ++stats_.acks_sent;
+}
+
+void Receiver::on_ack_send(const rnic::WorkCompletion& wc, uint64_t slot_addr) {
+  std::array<std::byte, kSoftAckMaxSize> bytes{};
+  const uint32_t length =
+      std::min<uint32_t>(wc.byte_len - static_cast<uint32_t>(kSendHeaderSize), bytes.size());
+  slot_memory_->copy_out(slot_addr + kSendHeaderSize, std::span(bytes).first(length));
+  const auto ack = decode_soft_ack(std::span(bytes).first(length));
+  // The peer names this connection by the id we gave it, as on the UD QP.
+  if (!ack || ack.value.connection != connection_.id()) {
+    ++stats_.malformed;
+    return;
+  }
+  connection_.on_ack(ack.value, wc.hw_timestamp);
 }
 
 }  // namespace bifrost::transport

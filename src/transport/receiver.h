@@ -59,6 +59,8 @@ class Receiver {
 
   void on_send(const rnic::WorkCompletion& wc, uint64_t slot_addr);
   void on_write(const rnic::WorkCompletion& wc);
+  // A software ACK that came as a SEND on the data QP (AckPath::data_qp).
+  void on_ack_send(const rnic::WorkCompletion& wc, uint64_t slot_addr);
   void on_request(uint64_t seq, uint32_t length);
   // One-sided operations (receiver_one_sided.cc); `trailer` is what follows the header.
   void on_notice(const SendHeader& header, uint64_t seq, uint64_t trailer_addr, uint32_t length);

@@ -433,6 +433,26 @@ void Sender::copy_into_slot(uint32_t slot, const MessageBuffer& from, uint64_t o
   staging_memory_->write(staging_.address(slot) + kSendHeaderSize, payload);
 }
 
+bool Sender::post_ack(const SoftAck& ack) {
+  if (failed_ || !connection_.connected() || !connection_.has_primary()) return false;
+  const auto slot = staging_.acquire();
+  if (!slot) return false;
+  world::Payload payload;
+  payload.bytes.resize(kSendHeaderSize + kSoftAckHeaderSize + 4 * size_t{ack.count});
+  (void)encode_send_header(SendHeader{.type = SendType::ack}, payload.bytes);
+  const auto size = encode_soft_ack(ack, std::span(payload.bytes).subspan(kSendHeaderSize));
+  if (!size) throw Error("software ACK does not encode: {}", wire::describe(size.error));
+  payload.length = static_cast<uint32_t>(kSendHeaderSize + size.value);
+  staging_memory_->write(staging_.address(*slot), payload);
+  rnic::SendWr wr;
+  wr.wr_id = kAckWr | *slot;
+  wr.opcode = rnic::WrOpcode::send;
+  wr.sge = rnic::Sge{
+      .addr = staging_.address(*slot), .length = payload.length, .lkey = staging_region_->lkey};
+  connection_.primary().post_send(wr);
+  return true;
+}
+
 void Sender::post_send_slot(InFlight& wqe, uint32_t slot, SendHeader header, uint32_t length) {
   header.global = wqe.global;
   wqe.send_number = header.send_number;

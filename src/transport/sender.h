@@ -39,6 +39,10 @@ class Sender {
   // The peer refused one of our one-sided WRITEs, or finished one of our READs.
   void on_write_refused(uint32_t message_id);
   void on_read_done(uint32_t read_id, ReadStatus status);
+  // AckPath::data_qp: posts `ack` as a SEND on the primary QP, outside the window and the
+  // reliable spaces (an ACK is never resent). False if no staging slot or QP is free.
+  bool post_ack(const SoftAck& ack);
+  void set_rtt_observer(RttObserver observer) { rtt_observer_ = std::move(observer); }
   // The receiver half got a grant for one of our large messages.
   void on_grant(uint32_t message_id, uint64_t address, uint32_t rkey);
   void on_send_completion(const rnic::WorkCompletion& wc);
@@ -171,6 +175,12 @@ class Sender {
   void fill_first_send(const OutMessage& m, uint32_t slot);
   void post_range(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length, bool hint);
   InFlight& record(Kind kind, uint64_t key, uint32_t bytes);
+  void add_rtt_sample(Time rtt);
+  // ACK SENDs on the data QP carry this bit in their wr_id beside their staging slot: global
+  // numbers, the other wr_ids, start at 1 and never reach it.
+  static constexpr uint64_t kAckWr = uint64_t{1} << 63;
+  static bool is_ack_wr(uint64_t wr_id) { return (wr_id & kAckWr) != 0; }
+  static uint32_t ack_slot_of(uint64_t wr_id) { return static_cast<uint32_t>(wr_id & ~kAckWr); }
   // Writes `header` (numbered from `wqe`) at the slot's start and posts the slot's first
   // `length` bytes as a SEND.
   void post_send_slot(InFlight& wqe, uint32_t slot, SendHeader header, uint32_t length);
@@ -245,6 +255,7 @@ class Sender {
   std::optional<Time> failed_over_at_;  // until the first acknowledgement on the new primary
   bool failed_ = false;
   SenderStats stats_;
+  RttObserver rtt_observer_;
 };
 
 }  // namespace bifrost::transport

@@ -33,7 +33,17 @@ std::optional<uint64_t> Sender::resolve(const AckedWqe& entry) {
   return m.chunk_global[imm.unit_offset];
 }
 
+void Sender::add_rtt_sample(Time rtt) {
+  rtt_.add(rtt);
+  ++stats_.rtt_samples;
+  if (rtt_observer_) rtt_observer_(rtt);
+}
+
 void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
+  if (is_ack_wr(wc.wr_id)) {
+    staging_.release(ack_slot_of(wc.wr_id));
+    return;
+  }
   InFlight* wqe = find(wc.wr_id);
   if (wqe == nullptr || wqe->completed) return;
   wqe->completed = true;
@@ -47,8 +57,7 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
     if (ok) {
       // RC: the NIC's completion is the acknowledgement; the RTT runs from posting to it.
       const Time rtt = rtt_sample(wqe->t1_posted, wc.hw_timestamp, Time::zero());
-      rtt_.add(rtt);
-      ++stats_.rtt_samples;
+      add_rtt_sample(rtt);
       last_progress_ = scheduler_.now();
       loss_unrepaired_ = false;
       cc_->on_ack(AckEvent{.now = scheduler_.now(), .acked_bytes = wqe->bytes, .rtt = rtt});
@@ -85,8 +94,7 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
     }
     if (i == ack.timing_entry && wqe->completed) {
       sample = rtt_sample(wqe->t1, ack_received_nic_time, Time::ns(ack.ack_delay_ns));
-      rtt_.add(*sample);
-      ++stats_.rtt_samples;
+      add_rtt_sample(*sample);
     }
     acked_bytes += wqe->bytes;
     newest = std::max(newest, wqe->global);

@@ -30,9 +30,11 @@ uint64_t random_size(RandomStream& r) {
   }
 }
 
-void run_seed(uint64_t seed, Reliability reliability, double max_loss) {
+void run_seed(uint64_t seed, Reliability reliability, double max_loss,
+              AckPath ack_path = AckPath::ud) {
   RandomStream r(seed, "transport-property");
   TransportPairConfig c = testing::random_lossy_config(r, seed, reliability, max_loss);
+  c.transport.ack_path = ack_path;
   c.transport.chunking = r.bernoulli(0.8);
   if (c.transport.unit_size == 1024) c.transport.imm = ImmLayout{19, 12};  // 4 MiB messages
   TransportPair pair(c);
@@ -68,6 +70,15 @@ void run_seed(uint64_t seed, Reliability reliability, double max_loss) {
 TEST(ConnectionProperty, SoftwareUcDeliversExactlyOnceUnderLossDupAndReorder) {
   for (const uint64_t seed : bifrost::testing::property_seeds()) {
     run_seed(seed, Reliability::software_uc, 0.05);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// ACKs as SENDs on the data QP (the alternative Fig. 4(b) measures): lost, duplicated and
+// reordered like the data they share the QP with, never retransmitted.
+TEST(ConnectionProperty, SoftwareUcWithAcksOnTheDataQpDeliversExactlyOnce) {
+  for (const uint64_t seed : bifrost::testing::property_seeds(10)) {
+    run_seed(seed, Reliability::software_uc, 0.05, AckPath::data_qp);
     if (::testing::Test::HasFailure()) return;
   }
 }

@@ -52,6 +52,31 @@ TEST(Connection, MoreLargeMessagesOutstandingThanStagingSlots) {
   }
 }
 
+TEST(Connection, AcksOnTheDataQpTravelAsSendsThere) {
+  TransportPairConfig c = lossless();
+  c.transport.ack_path = AckPath::data_qp;
+  TransportPair pair(c);
+  int ud_packets = 0;
+  for (int side = 0; side < 2; ++side) {
+    pair.wire().set_drop_filter(side, [&ud_packets](const world::Packet& p) {
+      ud_packets += p.roce.bth.opcode == wire::Opcode::kUdSendOnly ? 1 : 0;
+      return false;
+    });
+  }
+  for (int i = 0; i < 20; ++i) pair.send(i % 2, i % 4 == 0 ? 200000 : 1000);
+  ASSERT_TRUE(pair.run_until_done(Time::ms(50)));
+  EXPECT_TRUE(pair.all_delivered_once());
+  for (int s = 0; s < 2; ++s) {
+    const Connection& conn = *pair.side(s).connection;
+    EXPECT_GT(conn.receiver_stats().acks_sent, 0u);
+    EXPECT_EQ(conn.sender_stats().acks_received,
+              pair.side(1 - s).connection->receiver_stats().acks_sent);
+    EXPECT_EQ(conn.receiver_stats().malformed, 0u);
+    EXPECT_EQ(conn.sender_stats().retransmitted_wqes, 0u);
+  }
+  EXPECT_EQ(ud_packets, 0);  // nothing went over the UD QPs
+}
+
 TEST(Connection, RejectsEmptyAndOversizedMessages) {
   TransportPair pair(lossless());
   TransportPair::Side& a = pair.side(0);

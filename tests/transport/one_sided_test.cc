@@ -364,7 +364,7 @@ TEST(OneSidedWire, NoticeAndReadRequestTrailersRoundTrip) {
     EXPECT_EQ(decoded.value.type, type);
   }
   std::array<std::byte, kSendHeaderSize> bad{};
-  bad[0] = std::byte{9};  // past read_done
+  bad[0] = std::byte{10};  // past ack
   EXPECT_FALSE(decode_send_header(bad).ok());
 }
 

@@ -70,7 +70,7 @@ TEST(SendHeader, RejectsTruncatedUnknownTypeAndReservedBits) {
   ASSERT_TRUE(encode_send_header(SendHeader{}, bytes));
   EXPECT_EQ(decode_send_header(std::span(bytes).first(31)).error, wire::WireError::kTruncated);
   auto bad = bytes;
-  bad[0] = std::byte{9};
+  bad[0] = std::byte{10};  // past ack
   EXPECT_EQ(decode_send_header(bad).error, wire::WireError::kFieldOutOfRange);
   bad = bytes;
   bad[1] = std::byte{2};

@@ -14,6 +14,10 @@ enum class Reliability : uint8_t { hardware_rc, software_uc };
 // Who controls congestion: the NIC (DCQCN on the QPs, no software window) or a software
 // algorithm chosen by name (see cc/congestion_control.h).
 enum class CcLocation : uint8_t { nic, software };
+// Where software ACKs go (software_uc): on the endpoint's UD QP, whose CQ is polled first and
+// whose traffic class is the endpoint's ack_traffic_class (Bifröst's design), or as SENDs on
+// the connection's data QP behind its data (the alternative A.4 / Fig. 4(b) compares against).
+enum class AckPath : uint8_t { ud, data_qp };
 
 // The 32-bit immediate data of a WRITE chunk: bit 31 is the hint (the last WQE the window
 // allows, so the receiver ACKs at once), then `message_id_bits` of WRITE reliable number, then
@@ -46,6 +50,7 @@ struct TransportConfig {
   uint32_t ack_every_wqes = 32;
   uint32_t ack_every_bytes = 32 * 1024;
   Time ack_timer = Time::us(120);
+  AckPath ack_path = AckPath::ud;
   // true: the hint bit also marks a WQE after which nothing is queued to post, so the tail of
   // a burst (and a lone RPC) is acknowledged at once and a lost tail is found by the tail probe
   // after 2 srtt; false: only the last WQE the window allows, as A.1.2 says, and a tail waits

@@ -63,6 +63,8 @@ class Connection {
   uint64_t write(const MessageBuffer& local, RemoteAddress remote, SendCallback done = {});
   uint64_t read(const MessageBuffer& local, RemoteAddress remote, SendCallback done = {});
   void set_delivery_handler(DeliveryHandler handler);
+  // Called with every RTT sample the sender takes (for measurements; may be empty).
+  void set_rtt_observer(RttObserver observer);
 
   uint32_t id() const { return id_; }
   const TransportConfig& config() const { return config_; }

@@ -47,5 +47,6 @@ struct Delivery {
   bool by_write = false;  // arrived as WRITE chunks (large) rather than one SEND (small)
 };
 using DeliveryHandler = InplaceFunction<void(const Delivery&), 48>;
+using RttObserver = InplaceFunction<void(Time sample), 32>;
 
 }  // namespace bifrost::transport

@@ -27,7 +27,7 @@ wire::Result<SendHeader> decode_send_header(std::span<const std::byte> in) {
   const uint8_t type = u8(p);
   const uint8_t flags = u8(p + 1);
   if (type < static_cast<uint8_t>(SendType::message) ||
-      type > static_cast<uint8_t>(SendType::read_done) || flags > 1 || load_be16(p + 2) != 0) {
+      type > static_cast<uint8_t>(SendType::ack) || flags > 1 || load_be16(p + 2) != 0) {
     return wire::fail<SendHeader>(wire::WireError::kFieldOutOfRange);
   }
   return {SendHeader{.type = static_cast<SendType>(type),

@@ -38,6 +38,9 @@ enum class SendType : uint8_t {
   write_refused = 6,  // "your notice message_id names memory you may not write"
   read_request = 7,   // "write `argument` bytes from address/rkey to my reply address"
   read_done = 8,      // "read message_id finished with status `argument`"
+  // A software ACK on the data QP (AckPath::data_qp): the encoded SoftAck follows the header.
+  // Not a WQE of the SEND reliable space: send number, global number and the rest are 0.
+  ack = 9,
 };
 
 // What a read_done reports.
