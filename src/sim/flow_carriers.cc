@@ -54,6 +54,8 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
   d.seed = sc.simulation.seed;
   d.recovery.kind = rnic::recovery::parse_engine_kind(sc.nic.recovery);
   d.recovery.bdp_packets = sc.nic.bdp_packets;
+  d.recovery.rto_low = sc.nic.rto_low;
+  d.recovery.rto_high = sc.nic.rto_high;
   d.recovery.fasr_pool = {sc.nic.fasr_units, sc.nic.fasr_blocks, sc.nic.fasr_block_bits};
   d.data_path.ack_every_packets = sc.nic.ack_every_packets;
   d.data_path.ecn_capable = sc.switches.ecn.has_value();
@@ -127,6 +129,7 @@ class TransportCarrier final : public RdmaCarrier<TransportFlows> {
   void add_counters(RunSummary& summary) const override {
     RdmaCarrier::add_counters(summary);
     summary.transport = flows_.totals();
+    summary.metrics.transport_rtt = flows_.rtt_by_direction();
     summary.transport_unidentified = flows_.unidentified_deliveries();
   }
   TransportFlows* transport() override { return &flows_; }
@@ -154,6 +157,8 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
       static_cast<uint64_t>(scenario::link_class_rate(sc.topology, "host").bits_per_second());
   tc.min_rto = t.min_rto;
   tc.ack_timer = t.ack_timer;
+  tc.ack_path = t.acks_on_data_qp ? transport::AckPath::data_qp : transport::AckPath::ud;
+  c.acks_in_data_class = !t.ack_priority;
   tc.backup_qps = t.backup_qps;
   tc.rc_retry_cnt = t.rc_retry_cnt;
   tc.rc_timeout = t.rc_timeout;

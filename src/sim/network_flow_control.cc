@@ -95,9 +95,14 @@ void Network::install_pfc(const NetworkConfig& config, const scenario::PfcConfig
   } else {
     const uint32_t max_frame = net::data_frame_bytes(wire::Opcode::kRcWriteFirst,
                                                      static_cast<uint32_t>(config.mtu.count()));
-    c.headroom = net::pfc_headroom_bound(
-        {info.link->rate(), info.link->propagation(), config.switch_latency, max_frame, max_frame});
+    c.headroom = net::pfc_headroom_bound({.rate = info.link->rate(),
+                                          .propagation = info.link->propagation(),
+                                          .ingress_latency = config.switch_latency,
+                                          .max_frame_bytes = max_frame,
+                                          .max_reverse_frame_bytes = max_frame,
+                                          .jitter = info.link->a_to_b().jitter()});
   }
+  c.max_reverse_frame_bytes = max_data_frame(config.mtu);
   auto pair = net::install_pfc(scheduler_, c, *switches_[e.down - graph_.hosts], e.down_port,
                                egress_of(e.up, e.up_port));
   pfc_points_.push_back(

@@ -100,6 +100,7 @@ void Network::install_swing(const NetworkConfig& config, const scenario::SwingFl
     pfc.xoff = net::Threshold::fixed(c.xoff);
     pfc.xon = c.xon;
     pfc.headroom = net::swing_local_headroom(c, relay);
+    pfc.max_reverse_frame_bytes = c.max_frame_bytes;
     const net::PfcPair to_relay =
         net::install_pfc(scheduler_, pfc, sw, port, relay.egress(net::SwingRelay::kLocalPort));
     const std::string& name = graph_.nodes[nodes[side]].name;

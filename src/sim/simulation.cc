@@ -82,7 +82,12 @@ class Sampler {
         const int n = ++seen[name];
         return n == 1 ? name : fmt::format("{}#{}", name, n);
       };
+      const auto& classes = config.throughput_links;  // empty: every link
       for (const auto& info : network.links()) {
+        if (!classes.empty() &&
+            std::find(classes.begin(), classes.end(), info.link_class) == classes.end()) {
+          continue;
+        }
         const auto& nodes = network.graph().nodes;
         directions_.push_back(
             {&info.link->a_to_b(), out.throughput.add_link(unique(fmt::format(
@@ -91,7 +96,12 @@ class Sampler {
             {&info.link->b_to_a(), out.throughput.add_link(unique(fmt::format(
                                        "{}->{}", nodes[info.b].name, nodes[info.a].name)))});
       }
-      next_throughput_ = Time::zero();
+      // The baseline is taken here, before any event runs: a baseline taken by the first
+      // sample, after the events at time 0, would leave out the frames sent at time 0.
+      for (const auto& d : directions_) {
+        out.throughput.sample(d.series, Time::zero(), Bytes(d.channel->counters().data_bytes_sent));
+      }
+      next_throughput_ = *config.throughput_interval;
     }
     if (config.queue_interval) {
       for (const auto& sw : network.switches()) {

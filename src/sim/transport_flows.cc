@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <tuple>
 
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/segmenter.h"
@@ -19,10 +21,13 @@ constexpr uint64_t kAppSpan = uint64_t{1} << 40;
 constexpr uint64_t kMaxSlots = uint64_t{1} << 16;
 constexpr size_t kTagBytes = sizeof(uint64_t);
 
-// Source, destination, lane and priority in one key: hosts and lanes below 2^20.
-uint64_t channel_key(uint32_t src, uint32_t dst, uint32_t lane, uint8_t priority) {
-  return uint64_t{src} << 43 | uint64_t{dst} << 23 | uint64_t{lane} << 3 | priority;
+// The two hosts (lower first), lane and priority in one key: hosts and lanes below 2^20.
+uint64_t channel_key(uint32_t low, uint32_t high, uint32_t lane, uint8_t priority) {
+  return uint64_t{low} << 43 | uint64_t{high} << 23 | uint64_t{lane} << 3 | priority;
 }
+
+// RTT samples are microseconds to milliseconds; 0.1 % keeps p99.9 of a 10 us RTT within 10 ns.
+constexpr double kRttRelativeError = 0.001;
 
 world::Payload tag_payload(uint64_t id, uint64_t length) {
   world::Payload p;
@@ -51,6 +56,7 @@ TransportFlows::TransportFlows(EventKernel& kernel, Network& network,
     rnic::DeviceConfig dc = config.device;
     dc.name = host.name();
     dc.gids = host.addresses();
+    hosts_[h].name = host.name();
     hosts_[h].device = std::make_unique<rnic::Device>(kernel, dc);
     hosts_[h].device->attach(host);
   }
@@ -84,6 +90,7 @@ TransportFlows::Party& TransportFlows::party(uint32_t host, uint8_t priority) {
   ec.seed = config_.endpoint.seed + uint64_t{host} * workload::kPriorityClasses + priority;
   // DSCP = priority * 8, which the hosts' and switches' DSCP maps turn back into the priority.
   ec.data_traffic_class = static_cast<uint8_t>(priority << 5);
+  if (config_.acks_in_data_class) ec.ack_traffic_class = ec.data_traffic_class;
   rnic::Device& device = *hosts_[host].device;
   slot->endpoint = std::make_unique<transport::Endpoint>(device, ec);
   const uint64_t base = kAppBase + priority * kAppSpan;
@@ -96,20 +103,28 @@ TransportFlows::Party& TransportFlows::party(uint32_t host, uint8_t priority) {
 
 TransportFlows::Channel& TransportFlows::channel(uint32_t src, uint32_t dst, uint32_t lane,
                                                  uint8_t priority) {
-  std::unique_ptr<Channel>& c = channels_[channel_key(src, dst, lane, priority)];
+  const uint32_t low = std::min(src, dst);
+  const uint32_t high = std::max(src, dst);
+  std::unique_ptr<Channel>& c = channels_[channel_key(low, high, lane, priority)];
   if (c) return *c;
   c = std::make_unique<Channel>();
-  c->src = src;
-  c->dst = dst;
-  c->party = &party(src, priority);
-  Party& peer = party(dst, priority);
-  c->sender = &c->party->endpoint->create_connection(config_.transport);
-  c->receiver = &peer.endpoint->create_connection(config_.transport);
-  c->party->endpoint->connect(*c->sender, peer.endpoint->offer(*c->receiver));
-  peer.endpoint->connect(*c->receiver, c->party->endpoint->offer(*c->sender));
+  c->host = {low, high};
+  c->lane = lane;
+  c->priority = priority;
+  c->rtt = {ApproxPercentiles(kRttRelativeError), ApproxPercentiles(kRttRelativeError)};
   Channel* raw = c.get();
-  c->receiver->set_delivery_handler(
-      [this, raw](const transport::Delivery& d) { on_delivery(*raw, d); });
+  for (int side = 0; side < 2; ++side) {
+    c->party[side] = &party(c->host[side], priority);
+    c->half[side] = &c->party[side]->endpoint->create_connection(config_.transport);
+    c->half[side]->set_delivery_handler(
+        [this, raw, side](const transport::Delivery& d) { on_delivery(*raw, side, d); });
+    c->half[side]->set_rtt_observer([raw, side](Time rtt) {
+      raw->rtt[side].add(rtt.microseconds());
+      raw->rtt_sum_us[side] += rtt.microseconds();
+    });
+  }
+  c->party[0]->endpoint->connect(*c->half[0], c->party[1]->endpoint->offer(*c->half[1]));
+  c->party[1]->endpoint->connect(*c->half[1], c->party[0]->endpoint->offer(*c->half[0]));
   return *c;
 }
 
@@ -123,12 +138,12 @@ void TransportFlows::start(uint64_t id) {
     const uint64_t length = std::min(left, slot_bytes_);
     left -= length;
     records_[id].packets += rnic::packet_count(length, config_.transport.mtu);
-    send_message(c, id, length);
+    send_message(c, c.side_of(f.flow.src), id, length);
   }
 }
 
-void TransportFlows::send_message(Channel& c, uint64_t id, uint64_t length) {
-  Party& p = *c.party;
+void TransportFlows::send_message(Channel& c, int side, uint64_t id, uint64_t length) {
+  Party& p = *c.party[side];
   uint32_t slot = 0;
   if (!p.free_slots.empty()) {
     slot = p.free_slots.back();
@@ -136,27 +151,27 @@ void TransportFlows::send_message(Channel& c, uint64_t id, uint64_t length) {
   } else if (p.next_slot < slot_count_) {
     slot = p.next_slot++;
   } else {
-    throw Error("transport flows: host {} has {} messages outstanding; at most {}", c.src,
+    throw Error("transport flows: host {} has {} messages outstanding; at most {}", c.host[side],
                 slot_count_, slot_count_);
   }
   const uint64_t addr = p.app->base() + uint64_t{slot} * slot_bytes_;
   p.app->write(addr, tag_payload(id, length));
   Party* party = &p;
-  c.sender->send(transport::MessageBuffer{p.region, addr, length},
-                 [this, id, party, slot](const transport::SendCompletion& done) {
-                   party->free_slots.push_back(slot);
-                   on_message_done(id, done.status == transport::SendStatus::failed);
-                 });
+  c.half[side]->send(transport::MessageBuffer{p.region, addr, length},
+                     [this, id, party, slot](const transport::SendCompletion& done) {
+                       party->free_slots.push_back(slot);
+                       on_message_done(id, done.status == transport::SendStatus::failed);
+                     });
 }
 
-void TransportFlows::on_delivery(const Channel& c, const transport::Delivery& d) {
+void TransportFlows::on_delivery(const Channel& c, int side, const transport::Delivery& d) {
   std::array<std::byte, kTagBytes> bytes{};
   const size_t n = std::min<uint64_t>(kTagBytes, d.length);
   d.memory->copy_out(d.addr, std::span(bytes).first(n));
   uint64_t id = 0;
   std::memcpy(&id, bytes.data(), kTagBytes);
-  const bool known = id < flows_.size() && flows_[id].flow.src == c.src &&
-                     flows_[id].flow.dst == c.dst && flows_[id].messages > 0;
+  const bool known = id < flows_.size() && flows_[id].flow.src == c.host[1 - side] &&
+                     flows_[id].flow.dst == c.host[side] && flows_[id].messages > 0;
   if (known) {
     ++flows_[id].deliveries;
   } else {
@@ -189,18 +204,47 @@ rnic::DataPathCounters TransportFlows::counters() const {
 TransportTotals TransportFlows::totals() const {
   TransportTotals t;
   for (const auto& [key, c] : channels_) {
-    const transport::SenderStats& s = c->sender->sender_stats();
     ++t.connections;
-    t.messages += s.messages_sent;
-    t.chunks += s.chunks;
-    t.retransmitted_wqes += s.retransmitted_wqes;
-    t.losses_detected += s.losses_detected;
-    t.timeouts += s.timeouts;
-    t.tail_probes += s.tail_probes;
-    t.failovers += s.failovers;
-    t.duplicates += c->receiver->receiver_stats().duplicates;
+    for (const transport::Connection* half : c->half) {
+      const transport::SenderStats& s = half->sender_stats();
+      t.messages += s.messages_sent;
+      t.chunks += s.chunks;
+      t.retransmitted_wqes += s.retransmitted_wqes;
+      t.losses_detected += s.losses_detected;
+      t.timeouts += s.timeouts;
+      t.tail_probes += s.tail_probes;
+      t.failovers += s.failovers;
+      t.duplicates += half->receiver_stats().duplicates;
+    }
   }
   return t;
+}
+
+std::vector<metrics::TransportRttDirection> TransportFlows::rtt_by_direction() const {
+  std::vector<metrics::TransportRttDirection> out;
+  for (const auto& [key, c] : channels_) {
+    for (int side = 0; side < 2; ++side) {
+      const ApproxPercentiles& r = c->rtt[side];
+      if (r.count() == 0) continue;
+      out.push_back(metrics::TransportRttDirection{
+          .src = hosts_[c->host[side]].name,
+          .dst = hosts_[c->host[1 - side]].name,
+          .lane = c->lane,
+          .priority = c->priority,
+          .samples = r.count(),
+          .min_us = r.min(),
+          .mean_us = c->rtt_sum_us[side] / static_cast<double>(r.count()),
+          .p50_us = r.percentile(50),
+          .p99_us = r.percentile(99),
+          .p999_us = r.percentile(99.9),
+          .max_us = r.max()});
+    }
+  }
+  // By source, then destination, lane and priority: the map's order is not stable.
+  std::ranges::sort(out, [](const auto& a, const auto& b) {
+    return std::tie(a.src, a.dst, a.lane, a.priority) < std::tie(b.src, b.dst, b.lane, b.priority);
+  });
+  return out;
 }
 
 }  // namespace bifrost::sim

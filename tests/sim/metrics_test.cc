@@ -164,7 +164,7 @@ TEST(Writers, QueuesPausesDrops) {
 }
 
 TEST(Writers, SummaryJson) {
-  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}};
+  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}};
   const uint32_t link = m.throughput.add_link("bottleneck");
   m.throughput.sample(link, Time::zero(), Bytes(0));
   m.throughput.sample(link, Time::us(10), Bytes(125'000));
@@ -206,7 +206,7 @@ TEST(Writers, SummaryJson) {
 TEST(Writers, WriteOutputsCreatesEveryFile) {
   const auto dir = std::filesystem::temp_directory_path() / "bifrost_metrics_test" / "out";
   std::filesystem::remove_all(dir.parent_path());
-  const RunMetrics m{hand_worked(), {}, {}, {}, {}, {}};
+  const RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}};
   write_outputs(m, RunInfo{"s.toml", 1, Time::ms(1), std::nullopt}, dir, false);
   for (std::string_view file : kOutputFiles) {
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
@@ -215,7 +215,44 @@ TEST(Writers, WriteOutputsCreatesEveryFile) {
   EXPECT_EQ(workload::read_text_file(dir / "flows.csv"),
             "id,src,dst,size_bytes,start_ps,finish_ps,fct_ps,ideal_fct_ps,slowdown,tag\n");
   EXPECT_EQ(workload::read_text_file(dir / "fct_by_size.csv"), fct_by_size_csv(m.flows));
+  // Only a run over the Bifröst transport has RTT samples to write.
+  EXPECT_FALSE(std::filesystem::exists(dir / "transport_rtt.csv"));
   std::filesystem::remove_all(dir.parent_path());
+}
+
+TEST(Writers, TransportRttCsvOneRowPerDirection) {
+  const std::vector<TransportRttDirection> rtt = {{.src = "h0",
+                                                   .dst = "h1",
+                                                   .lane = 0,
+                                                   .priority = 0,
+                                                   .samples = 3,
+                                                   .min_us = 4.5,
+                                                   .mean_us = 5.25,
+                                                   .p50_us = 5,
+                                                   .p99_us = 6.125,
+                                                   .p999_us = 6.125,
+                                                   .max_us = 6.125},
+                                                  {.src = "h1",
+                                                   .dst = "h0",
+                                                   .lane = 2,
+                                                   .priority = 3,
+                                                   .samples = 1,
+                                                   .min_us = 7,
+                                                   .mean_us = 7,
+                                                   .p50_us = 7,
+                                                   .p99_us = 7,
+                                                   .p999_us = 7,
+                                                   .max_us = 7}};
+  EXPECT_EQ(transport_rtt_csv(rtt),
+            "src,dst,lane,priority,samples,min_us,mean_us,p50_us,p99_us,p999_us,max_us\n"
+            "h0,h1,0,0,3,4.500,5.250,5.000,6.125,6.125,6.125\n"
+            "h1,h0,2,3,1,7.000,7.000,7.000,7.000,7.000,7.000\n");
+  const auto dir = std::filesystem::temp_directory_path() / "bifrost_metrics_rtt_test";
+  std::filesystem::remove_all(dir);
+  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, rtt};
+  write_outputs(m, RunInfo{"s.toml", 1, Time::ms(1), std::nullopt}, dir, false);
+  EXPECT_EQ(workload::read_text_file(dir / "transport_rtt.csv"), transport_rtt_csv(rtt));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

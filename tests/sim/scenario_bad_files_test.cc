@@ -160,6 +160,12 @@ constexpr BadFile kBadFiles[] = {
     {"bad_nic_recovery.toml",
      "bad_nic_recovery.toml:8:12: nic.recovery: \"sack\" is not valid; valid choices: gbn, irn, "
      "srnic, fasr"},
+    {"bad_nic_rto_engine.toml",
+     "bad_nic_rto_engine.toml:8:11: nic.rto_low: is a timeout of irn and fasr; recovery is "
+     "\"gbn\" (set recovery = \"irn\" or \"fasr\")"},
+    {"bad_nic_rto_order.toml",
+     "bad_nic_rto_order.toml:10:12: nic.rto_high: rto_high (1000us) is below rto_low (6017us); "
+     "the timeout with many packets in flight must not be the shorter one"},
     {"bad_percentiles.toml",
      "bad_percentiles.toml:5:24: metrics.percentiles: 95 does not increase on the previous "
      "percentile (99)"},
@@ -253,7 +259,10 @@ constexpr BadFile kBadFiles[] = {
     {"bad_transport_key_for_uc.toml",
      "bad_transport_key_for_uc.toml:10:1: transport: unknown key \"rc_retry_cnt\" for kind "
      "\"bifrost-uc\"; valid keys: kind, cc, chunking, unit_size, max_chunk, send_threshold, "
-     "base_rtt, min_rto, ack_timer, backup_qps"},
+     "base_rtt, min_rto, ack_timer, backup_qps, ack_path, ack_priority"},
+    {"bad_transport_ack_priority_on_data_qp.toml",
+     "bad_transport_ack_priority_on_data_qp.toml:11:16: transport.ack_priority: applies to ACKs "
+     "on the UD QP; ack_path = \"data_qp\" sends them in the data's class on the data QP"},
     {"bad_transport_kind.toml",
      "bad_transport_kind.toml:9:8: transport.kind: \"bifrost\" is not valid; valid choices: rc, "
      "bifrost-uc, bifrost-rc"},

@@ -260,6 +260,54 @@ dci_links = 2
   }
 }
 
+// [metrics] throughput_links: link classes of the topology, each once, with an interval.
+std::string two_dc_metrics(const std::string& metrics) {
+  return R"([topology]
+kind = "two_dc"
+leaves = 1
+spines = 1
+hosts_per_leaf = 2
+dci_rate = "400Gbps"
+dci_length = "10km"
+[metrics]
+)" + metrics;
+}
+
+std::string parse_error(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ScenarioParse, ThroughputLinksNameLinkClasses) {
+  EXPECT_TRUE(
+      parse(two_dc_metrics("throughput_interval = \"10us\"\n")).metrics.throughput_links.empty());
+  const Scenario s = parse(
+      two_dc_metrics("throughput_interval = \"10us\"\nthroughput_links = [\"dci\", \"host\"]\n"));
+  EXPECT_EQ(s.metrics.throughput_links, (std::vector<std::string>{"dci", "host"}));
+
+  // [topology] takes lines 1 to 7 and [metrics] line 8: its keys start on line 9.
+  EXPECT_EQ(parse_error(two_dc_metrics(
+                "throughput_interval = \"10us\"\nthroughput_links = [\"dci\", \"chain\"]\n")),
+            "s.toml:10:28: metrics.throughput_links: \"chain\" is not a link class of this "
+            "topology; valid classes: host, fabric, dci");
+  EXPECT_EQ(parse_error(two_dc_metrics(
+                "throughput_interval = \"10us\"\nthroughput_links = [\"dci\", \"dci\"]\n")),
+            "s.toml:10:28: metrics.throughput_links: \"dci\" is listed twice");
+  EXPECT_EQ(parse_error(two_dc_metrics("throughput_interval = \"10us\"\nthroughput_links = [4]\n")),
+            "s.toml:10:21: metrics.throughput_links: expected a link class name, one of: host, "
+            "fabric, dci; found an integer");
+  EXPECT_EQ(parse_error(two_dc_metrics("throughput_interval = \"10us\"\nthroughput_links = []\n")),
+            "s.toml:10:20: metrics.throughput_links: is empty; list link classes, or leave the key "
+            "out for every link");
+  EXPECT_EQ(parse_error(two_dc_metrics("throughput_links = [\"dci\"]\n")),
+            "s.toml:9:20: metrics.throughput_links: needs throughput_interval: without it "
+            "nothing is sampled");
+}
+
 TEST(ScenarioParse, PfcHeadroomByHand) {
   // A 1 us link at 100 Gb/s holds 12500 bytes each way: 25000 bytes for the round trip, plus
   // two 1000-byte packets.

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "bifrost/core/error.h"
 #include "bifrost/sim/scenario/scenario.h"
@@ -161,6 +164,78 @@ TEST(Simulation, RnicLoneFlowFinishesAtTheClosedForm) {
   ASSERT_EQ(s.finished, 1u);
   const auto& record = s.metrics.flows.records().front();
   EXPECT_EQ(record.ideal_fct, record.fct());
+}
+
+// 100 KB from h0 in DC 0 to h2 in DC 1 over the DCI link, link throughput sampled every 10 us.
+// The run ends with its last event (about 25 us in): every frame is sent before the last sample.
+std::string two_dc_throughput(const std::string& links) {
+  return R"(
+[simulation]
+mtu = 1000
+duration = "1ms"
+stop = "duration"
+[topology]
+kind = "two_dc"
+leaves = 1
+spines = 1
+hosts_per_leaf = 2
+dci_rate = "100Gbps"
+dci_delay = "5us"
+[[workload]]
+kind = "incast"
+senders = [0]
+receiver = 2
+size = "100KB"
+[metrics]
+throughput_interval = "10us"
+)" + links;
+}
+
+Bytes sampled_bytes(const metrics::ThroughputSeries& series, const std::string& link) {
+  const auto& names = series.links();
+  const auto it = std::find(names.begin(), names.end(), link);
+  if (it == names.end()) throw Error("no throughput series {}", link);
+  Bytes total;
+  for (const auto& s : series.samples()) {
+    if (names[s.link] == *it) total += s.bytes;
+  }
+  return total;
+}
+
+// throughput_links keeps the series of the listed link classes only, and their samples are
+// those of a run that samples every link.
+TEST(Simulation, ThroughputLinksSampleOnlyTheirClasses) {
+  const auto every = run(two_dc_throughput(""));
+  const auto dci = run(two_dc_throughput("throughput_links = [\"dci\"]\n"));
+  ASSERT_EQ(every.finished, 1u);
+  EXPECT_GT(every.metrics.throughput.links().size(), 2u);
+  EXPECT_EQ(dci.metrics.throughput.links(),
+            (std::vector<std::string>{"dc0.border->dc1.border", "dc1.border->dc0.border"}));
+  const Bytes sent = sampled_bytes(every.metrics.throughput, "h0->dc0.leaf0");
+  EXPECT_GT(sent, Bytes(100'000)) << "frames carry headers on top of the payload";
+  EXPECT_EQ(sampled_bytes(every.metrics.throughput, "dc0.border->dc1.border"), sent);
+  EXPECT_EQ(sampled_bytes(dci.metrics.throughput, "dc0.border->dc1.border"), sent);
+  EXPECT_EQ(sampled_bytes(dci.metrics.throughput, "dc1.border->dc0.border"), Bytes(0));
+  // The same intervals as in the run that samples every link: one per link and 10 us.
+  std::size_t intervals = 0;
+  for (const auto& s : every.metrics.throughput.samples()) {
+    if (every.metrics.throughput.links()[s.link] != "h0->dc0.leaf0") continue;
+    EXPECT_EQ(s.end - s.start, Time::us(10));
+    ++intervals;
+  }
+  EXPECT_GE(intervals, 2u);
+  EXPECT_EQ(dci.metrics.throughput.samples().size(), 2 * intervals);
+}
+
+// The frames a flow sends at time 0 count in the first interval: its first frame leaves h0 at
+// once, so h0's link carries every byte the DCI link does (all data frames, before the run
+// ends), the first frame (WRITE FIRST, 1,078 bytes) included.
+TEST(Simulation, ThroughputCountsFramesSentAtTimeZero) {
+  const auto s = run(two_dc_throughput(""));
+  // 100 frames of 1,000 payload bytes: 1,078 (WRITE FIRST, with RETH) + 99 x 1,062.
+  EXPECT_EQ(sampled_bytes(s.metrics.throughput, "h0->dc0.leaf0"), Bytes(1078 + 99 * 1062));
+  const auto& first = s.metrics.throughput.samples().front();
+  EXPECT_EQ(first.start, Time::zero());
 }
 
 TEST(Simulation, SameSeedSameResults) {

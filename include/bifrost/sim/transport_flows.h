@@ -2,10 +2,12 @@
 // Carries a scenario's flows over the Bifröst transport: one rnic::Device per host, attached to
 // the host's NIC port as RnicFlows attaches it, one transport::Endpoint per host and priority
 // class in use (the endpoint fixes its data traffic class), and one Bifröst Connection per
-// ordered (source, destination, lane, priority), created and connected at both ends the first
-// time a flow needs it and kept for the rest of the run. Lane 0 carries the scenario's ordinary
-// flows; a closed loop gives each of its threads a lane of its own, so each thread has its own
-// connection, window and RTT, as a thread of the paper's clients does.
+// pair of hosts, lane and priority, created and connected at both ends the first time a flow
+// needs it and kept for the rest of the run. A connection carries messages both ways, as the
+// paper's do: flows A -> B and B -> A share it (and its data QPs), each direction with its own
+// window and RTT. Lane 0 carries the scenario's ordinary flows; a closed loop gives each of its
+// threads a lane of its own, so each thread has its own connection, window and RTT, as a
+// thread of the paper's clients does.
 //
 // A flow is one message, or several of at most max_message_size() when it is larger. It
 // completes when the SendCompletion of the last of its messages arrives: the transport reports
@@ -24,9 +26,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bifrost/core/percentiles.h"
 #include "bifrost/rnic/device.h"
 #include "bifrost/rnic/host_memory.h"
 #include "bifrost/sim/event_kernel.h"
+#include "bifrost/sim/metrics/run_metrics.h"
 #include "bifrost/sim/network.h"
 #include "bifrost/sim/rnic_flows.h"
 #include "bifrost/sim/workload/flow.h"
@@ -38,12 +42,15 @@ struct TransportFlowsConfig {
   rnic::DeviceConfig device{};  // template for every host's NIC (name and GIDs are set here)
   transport::TransportConfig transport{};
   transport::EndpointConfig endpoint{};  // seed and data class are set per endpoint
+  // Software ACKs (on the UD QP) in the data's traffic class instead of the endpoint's higher
+  // ACK class: they queue behind data in NICs and switches (Fig. 4(b)'s comparison).
+  bool acks_in_data_class = false;
 };
 
 // Summed over every connection's two halves.
 struct TransportTotals {
-  uint64_t connections = 0;
-  uint64_t messages = 0;  // delivered (as the senders saw it)
+  uint64_t connections = 0;  // each carries both directions between its two hosts
+  uint64_t messages = 0;     // delivered (as the senders saw it)
   uint64_t chunks = 0;
   uint64_t retransmitted_wqes = 0;
   uint64_t losses_detected = 0;
@@ -75,6 +82,8 @@ class TransportFlows {
   uint64_t unidentified_deliveries() const { return unidentified_; }
   rnic::DataPathCounters counters() const;
   TransportTotals totals() const;
+  // The RTT samples each direction's sender took, by direction (source host order).
+  std::vector<metrics::TransportRttDirection> rtt_by_direction() const;
   const transport::TransportConfig& transport_config() const { return config_.transport; }
 
  private:
@@ -87,16 +96,20 @@ class TransportFlows {
     uint32_t next_slot = 0;
   };
   struct Host {
+    std::string name;
     std::unique_ptr<rnic::Device> device;
     std::array<std::unique_ptr<Party>, workload::kPriorityClasses> parties;
   };
-  // The two halves of one ordered pair's connection.
+  // One connection between two hosts (a lane, a priority): its half at each host.
   struct Channel {
-    transport::Connection* sender = nullptr;
-    transport::Connection* receiver = nullptr;
-    Party* party = nullptr;  // the sender's
-    uint32_t src = 0;
-    uint32_t dst = 0;
+    std::array<uint32_t, 2> host{};  // the lower host first
+    std::array<transport::Connection*, 2> half{};
+    std::array<Party*, 2> party{};
+    std::array<ApproxPercentiles, 2> rtt;  // the samples half[i]'s sender took
+    std::array<double, 2> rtt_sum_us{};
+    uint32_t lane = 0;
+    uint8_t priority = 0;
+    int side_of(uint32_t h) const { return h == host[0] ? 0 : 1; }
   };
   struct FlowState {
     workload::Flow flow;
@@ -110,8 +123,9 @@ class TransportFlows {
   void start(uint64_t id);
   Party& party(uint32_t host, uint8_t priority);
   Channel& channel(uint32_t src, uint32_t dst, uint32_t lane, uint8_t priority);
-  void send_message(Channel& c, uint64_t id, uint64_t length);
-  void on_delivery(const Channel& c, const transport::Delivery& d);
+  void send_message(Channel& c, int side, uint64_t id, uint64_t length);
+  // A delivery to half[side]: a message from the other host.
+  void on_delivery(const Channel& c, int side, const transport::Delivery& d);
   void on_message_done(uint64_t id, bool failed);
 
   EventKernel& kernel_;

@@ -11,14 +11,15 @@ namespace bifrost::net {
 
 Bytes pfc_headroom_bound(const PfcHeadroomInputs& in) {
   if (in.rate.bits_per_second() <= 0 || in.propagation < Time::zero() ||
-      in.ingress_latency < Time::zero()) {
+      in.ingress_latency < Time::zero() || in.jitter < Time::zero()) {
     throw Error("PFC headroom needs a positive rate and non-negative delays");
   }
   const Time reverse_frame =
       serialization_time(Bytes(uint64_t{in.max_reverse_frame_bytes} + in.overhead_bytes), in.rate);
   const Time pause_frame =
       serialization_time(Bytes(uint64_t{kPauseFrameBytes} + in.overhead_bytes), in.rate);
-  const Time window = in.propagation * 2 + in.ingress_latency + reverse_frame + pause_frame;
+  const Time window =
+      (in.propagation + in.jitter) * 2 + in.ingress_latency + reverse_frame + pause_frame;
   return Bytes(uint64_t{in.max_frame_bytes} * 2) + bytes_in(window, in.rate);
 }
 

@@ -11,6 +11,14 @@ uint8_t bit(int priority) {
   return static_cast<uint8_t>(1u << priority);
 }
 
+// How much later than its send time plus the fixed delays a pause can reach the upstream: the
+// wait behind the largest frame in transmission at this end, and the fibre's jitter.
+Time arrival_spread(uint32_t max_reverse_frame_bytes, const Channel& link) {
+  return serialization_time(Bytes(uint64_t{max_reverse_frame_bytes} + link.overhead_bytes()),
+                            link.rate()) +
+         link.jitter();
+}
+
 }  // namespace
 
 PfcIngress::PfcIngress(world::Scheduler& scheduler, const PfcConfig& config, EgressPort& reverse)
@@ -24,14 +32,19 @@ PfcIngress::PfcIngress(world::Scheduler& scheduler, const PfcConfig& config, Egr
   }
   const Time pause = pause_duration(config.pause_quanta, reverse.channel()->rate());
   refresh_period_ = config.refresh_period == Time::zero() ? pause / 2 : config.refresh_period;
-  // A refresh must reach the upstream before its pause runs out.
-  const Time propagation = reverse.channel()->propagation();
-  if (refresh_period_ <= Time::zero() || refresh_period_ + propagation >= pause) {
+  // Each refresh must reach the upstream before the previous pause runs out. Refreshes leave one
+  // refresh period apart and cross the same link, so the propagation cancels out: however long
+  // the link, consecutive pauses arrive a refresh period apart, plus at most the spread below
+  // (a pause may wait for the frame this port is sending, the one before it may not; the fibre
+  // may delay one by its jitter and not the other).
+  const Channel& link = *reverse.channel();
+  const Time spread = arrival_spread(config.max_reverse_frame_bytes, link);
+  if (refresh_period_ <= Time::zero() || refresh_period_ + spread >= pause) {
     throw Error(
-        "PFC refresh period plus the link's propagation delay ({} ps) must be shorter than the "
-        "pause it refreshes ({} ps at this link rate), got a refresh period of {} ps; use more "
-        "pause quanta or a shorter refresh period",
-        propagation.picoseconds(), pause.picoseconds(), refresh_period_.picoseconds());
+        "PFC refresh period ({} ps) plus the spread of pause arrivals ({} ps: a frame in "
+        "transmission and the link's jitter) must be shorter than the pause it refreshes ({} ps "
+        "at this link rate); use more pause quanta or a shorter refresh period",
+        refresh_period_.picoseconds(), spread.picoseconds(), pause.picoseconds());
   }
 }
 

@@ -84,6 +84,7 @@ SwingPoints install_swing_relay(world::Scheduler& scheduler, const SwingConfig& 
   pfc.xoff = Threshold::fixed(config.xoff);
   pfc.xon = config.xon;
   pfc.headroom = swing_local_headroom(config, relay);
+  pfc.max_reverse_frame_bytes = config.max_frame_bytes;
   auto local_ingress = std::make_unique<PfcIngress>(scheduler, pfc, local);
   points.local = local_ingress.get();
   relay.set_ingress_flow_control(SwingRelay::kLocalPort, std::move(local_ingress));

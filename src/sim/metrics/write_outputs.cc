@@ -21,6 +21,9 @@ void write_outputs(const RunMetrics& metrics, const RunInfo& info, const std::fi
   write_text_file(dir / "drops.csv", drops_csv(metrics.drops));
   write_text_file(dir / "summary.json", summary_json(metrics, info));
   if (metrics.fasr_pool) write_text_file(dir / "fasr_pool.csv", fasr_pool_csv(*metrics.fasr_pool));
+  if (!metrics.transport_rtt.empty()) {
+    write_text_file(dir / "transport_rtt.csv", transport_rtt_csv(metrics.transport_rtt));
+  }
 }
 
 }  // namespace bifrost::sim::metrics

@@ -1,16 +1,51 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <string>
+#include <vector>
 
 #include "bifrost/core/error.h"
+#include "bifrost/sim/scenario/topology.h"
 #include "parsers.h"
 
 namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kKeys = {"throughput_interval", "queue_interval",
-                                                   "size_buckets", "percentiles", "flow_records"};
+constexpr std::array<std::string_view, 6> kKeys = {"throughput_interval", "throughput_links",
+                                                   "queue_interval",      "size_buckets",
+                                                   "percentiles",         "flow_records"};
+
+// Link classes of the topology, each once; sampling only these keeps a long run's
+// throughput.csv to the links a study looks at (the DCI link of two_dc, say).
+std::vector<std::string> link_class_list(const TableReader& r, const toml::array& array,
+                                         const Topology& topology) {
+  const std::vector<std::string_view> classes = link_classes(topology);
+  std::vector<std::string> chosen;
+  for (const toml::node& element : array) {
+    const auto* s = element.as_string();
+    if (s == nullptr) {
+      r.fail_at(element, "throughput_links",
+                fmt::format("expected a link class name, one of: {}; found {}", join(classes),
+                            type_phrase(element)));
+    }
+    const std::string& name = s->get();
+    if (std::find(classes.begin(), classes.end(), name) == classes.end()) {
+      r.fail_at(element, "throughput_links",
+                fmt::format("\"{}\" is not a link class of this topology; valid classes: {}", name,
+                            join(classes)));
+    }
+    if (std::find(chosen.begin(), chosen.end(), name) != chosen.end()) {
+      r.fail_at(element, "throughput_links", fmt::format("\"{}\" is listed twice", name));
+    }
+    chosen.push_back(name);
+  }
+  if (chosen.empty()) {
+    r.fail("throughput_links", "is empty; list link classes, or leave the key out for every link");
+  }
+  return chosen;
+}
 
 std::vector<Bytes> size_buckets(const TableReader& r, const toml::array& array) {
   std::vector<Bytes> edges;
@@ -68,10 +103,16 @@ std::vector<double> percentiles(const TableReader& r, const toml::array& array) 
 
 }  // namespace
 
-MetricsConfig parse_metrics(const TableReader& r) {
+MetricsConfig parse_metrics(const TableReader& r, const Topology& topology) {
   r.allow_only(kKeys);
   MetricsConfig m;
   m.throughput_interval = r.positive_time("throughput_interval");
+  if (const toml::array* a = r.array("throughput_links", "link class names")) {
+    if (!m.throughput_interval) {
+      r.fail("throughput_links", "needs throughput_interval: without it nothing is sampled");
+    }
+    m.throughput_links = link_class_list(r, *a, topology);
+  }
   m.queue_interval = r.positive_time("queue_interval");
   if (const toml::array* a = r.array("size_buckets", "sizes such as \"10KB\"")) {
     m.size_buckets = size_buckets(r, *a);

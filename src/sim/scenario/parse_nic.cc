@@ -7,16 +7,41 @@
 namespace bifrost::sim::scenario::detail {
 
 namespace {
-constexpr std::array<std::string_view, 10> kKeys = {
-    "model",     "recovery",    "dcqcn",      "ack_every_packets", "timeout",
-    "retry_cnt", "bdp_packets", "fasr_units", "fasr_blocks",       "fasr_block_bits"};
+constexpr std::array<std::string_view, 12> kKeys = {
+    "model",       "recovery",   "dcqcn",       "ack_every_packets", "timeout", "retry_cnt",
+    "bdp_packets", "fasr_units", "fasr_blocks", "fasr_block_bits",   "rto_low", "rto_high"};
 constexpr std::array<std::string_view, 2> kModels = {"line_rate", "rnic"};
 constexpr std::array<std::string_view, 4> kEngines = {"gbn", "irn", "srnic", "fasr"};
 constexpr std::array<std::string_view, 3> kPoolKeys = {"fasr_units", "fasr_blocks",
                                                        "fasr_block_bits"};
+constexpr std::array<std::string_view, 2> kRtoKeys = {"rto_low", "rto_high"};
+
+std::string time_text(Time t) {
+  return fmt::format("{}us", static_cast<double>(t.picoseconds()) / 1e6);
+}
 
 bool roce_mtu(uint64_t mtu) {
   return mtu >= 256 && mtu <= 4096 && (mtu & (mtu - 1)) == 0;
+}
+
+// IRN's two timeouts (FaSR uses IRN's): RTO_low while few packets are in flight, RTO_high
+// otherwise. A long link needs both above its round trip, or every queue fires spurious timeouts.
+void parse_rto_keys(const TableReader& r, NicConfig& n) {
+  for (const std::string_view key : kRtoKeys) {
+    if (n.recovery != "irn" && n.recovery != "fasr" && r.has(key)) {
+      r.fail(key, fmt::format("is a timeout of irn and fasr; recovery is \"{}\" (set recovery = "
+                              "\"irn\" or \"fasr\")",
+                              n.recovery));
+    }
+  }
+  if (auto low = r.positive_time("rto_low")) n.rto_low = *low;
+  if (auto high = r.positive_time("rto_high")) n.rto_high = *high;
+  if (n.rto_high < n.rto_low) {
+    const std::string_view at = r.has("rto_high") ? "rto_high" : "rto_low";
+    r.fail(at, fmt::format("rto_high ({}) is below rto_low ({}); the timeout with many packets in "
+                           "flight must not be the shorter one",
+                           time_text(n.rto_high), time_text(n.rto_low)));
+  }
 }
 
 // The window and the pool belong to some engines only: a key another engine would ignore is
@@ -42,6 +67,7 @@ void parse_engine_keys(const TableReader& r, NicConfig& n) {
     }
     n.fasr_block_bits = static_cast<uint32_t>(*bits);
   }
+  parse_rto_keys(r, n);
 }
 }  // namespace
 

@@ -12,9 +12,10 @@ namespace bifrost::sim::scenario::detail {
 namespace {
 
 constexpr std::array<std::string_view, 3> kKinds = {"rc", "bifrost-uc", "bifrost-rc"};
-constexpr std::array<std::string_view, 10> kUcKeys = {
-    "kind",           "cc",       "chunking", "unit_size", "max_chunk",
-    "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps"};
+constexpr std::array<std::string_view, 12> kUcKeys = {
+    "kind",     "cc",      "chunking",  "unit_size",  "max_chunk", "send_threshold",
+    "base_rtt", "min_rto", "ack_timer", "backup_qps", "ack_path",  "ack_priority"};
+constexpr std::array<std::string_view, 2> kAckPaths = {"ud", "data_qp"};
 // Over RC the NIC retries before a connection fails over to a backup QP.
 constexpr std::array<std::string_view, 12> kRcBackedKeys = {
     "kind",     "cc",      "chunking",  "unit_size",  "max_chunk",    "send_threshold",
@@ -74,6 +75,13 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
   if (auto base_rtt = r.positive_time("base_rtt")) t.base_rtt = *base_rtt;
   if (auto min_rto = r.positive_time("min_rto")) t.min_rto = *min_rto;
   if (auto ack_timer = r.positive_time("ack_timer")) t.ack_timer = *ack_timer;
+  if (auto path = r.choice("ack_path", kAckPaths)) t.acks_on_data_qp = *path == "data_qp";
+  if (auto priority = r.boolean("ack_priority")) t.ack_priority = *priority;
+  if (t.acks_on_data_qp && r.has("ack_priority")) {
+    r.fail("ack_priority",
+           "applies to ACKs on the UD QP; ack_path = \"data_qp\" sends them "
+           "in the data's class on the data QP");
+  }
   if (auto backups = r.integer("backup_qps", 0, 16)) t.backup_qps = static_cast<uint32_t>(*backups);
   if (auto retry = r.integer("rc_retry_cnt", 0, 7)) t.rc_retry_cnt = static_cast<uint8_t>(*retry);
   if (auto timeout = r.integer("rc_timeout", 0, 31)) t.rc_timeout = static_cast<uint8_t>(*timeout);

@@ -29,6 +29,7 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic);
 WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Topology& topology,
                               const SimulationConfig& simulation,
                               const std::filesystem::path& base_dir);
-MetricsConfig parse_metrics(const TableReader& r);
+// [metrics]; `throughput_links` must name link classes of `topology`.
+MetricsConfig parse_metrics(const TableReader& r, const Topology& topology);
 
 }  // namespace bifrost::sim::scenario::detail

@@ -112,7 +112,8 @@ Scenario parse_scenario(std::string_view text, std::string_view name,
   s.transport = detail::parse_transport(
       TableReader(table_or_empty(root, "transport"), "transport", name), s.nic);
   s.workloads = workloads(root, name, s, base_dir);
-  s.metrics = detail::parse_metrics(TableReader(table_or_empty(root, "metrics"), "metrics", name));
+  s.metrics = detail::parse_metrics(TableReader(table_or_empty(root, "metrics"), "metrics", name),
+                                    s.topology);
   return s;
 }
 

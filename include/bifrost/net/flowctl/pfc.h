@@ -17,7 +17,8 @@ class Switch;
 
 // The headroom per (port, lossless priority) that guarantees no kHeadroomExceeded drop, in
 // frame bytes (docs/net.md derives it):
-//   2 x max_frame + bytes_in(2 x propagation + ingress_latency + T(reverse frame) + T(pause))
+//   2 x max_frame + bytes_in(2 x (propagation + jitter) + ingress_latency + T(reverse frame)
+//                            + T(pause))
 // where T(x) is the wire time of x at the link rate (frame + overhead bytes) and bytes_in
 // counts the bytes the rate carries in that time. Pauses for several priorities merge into one
 // frame, so the bound holds for any number of lossless priorities.
@@ -28,6 +29,8 @@ struct PfcHeadroomInputs {
   uint32_t max_frame_bytes = 0;          // largest data frame upstream -> downstream
   uint32_t max_reverse_frame_bytes = 0;  // largest frame downstream -> upstream (data or control)
   uint32_t overhead_bytes = kDefaultFrameOverheadBytes;
+  Time jitter{};  // fibre delay jitter per direction (LinkConfig::jitter): the pause can be late
+                  // by it, and so can the last frames the upstream sent before it arrived
 };
 Bytes pfc_headroom_bound(const PfcHeadroomInputs& in);
 

@@ -19,9 +19,12 @@ struct PfcConfig {
   Bytes xon_offset = Bytes(3000);
   Bytes headroom = Bytes::KiB(64);  // per lossless priority of the port; see pfc_headroom_bound
   uint16_t pause_quanta = 0xFFFF;
-  // Zero: half the pause duration at the link rate. Plus the link's propagation delay it must
-  // be shorter than the pause duration, so that a refresh arrives before the pause ends.
+  // Zero: half the pause duration at the link rate. Refreshes arrive one refresh period apart
+  // whatever the propagation, give or take the wait behind a frame in transmission and the
+  // link's jitter, so the period plus those must be shorter than the pause (PfcIngress).
   Time refresh_period = Time::zero();
+  // Largest frame this node sends towards the upstream (data or control): a pause waits for it.
+  uint32_t max_reverse_frame_bytes = 1102;
 };
 
 }  // namespace bifrost::net

@@ -3,12 +3,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bifrost/core/time.h"
 #include "bifrost/sim/metrics/counters.h"
 #include "bifrost/sim/metrics/fasr_pool_metrics.h"
 #include "bifrost/sim/metrics/flow_metrics.h"
 #include "bifrost/sim/metrics/time_series.h"
+#include "bifrost/sim/metrics/transport_rtt_metrics.h"
 
 namespace bifrost::sim::metrics {
 
@@ -18,7 +20,8 @@ struct RunMetrics {
   QueueSeries queues;
   PauseCounters pauses;
   DropCounters drops;
-  std::optional<FasrPoolMetrics> fasr_pool;  // soft RNICs with the FaSR engine only
+  std::optional<FasrPoolMetrics> fasr_pool;          // soft RNICs with the FaSR engine only
+  std::vector<TransportRttDirection> transport_rtt;  // the Bifröst transport only
 };
 
 // What the summary says about the run itself.

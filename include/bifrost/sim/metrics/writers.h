@@ -17,6 +17,8 @@
 //                    observed_ps,units_exhausted_ps,unit_allocations,block_allocations,
 //                    fallbacks,unit_fallbacks,fast_recoveries,slow_recoveries
 //                    (only when the run has FaSR pools: RunMetrics::fasr_pool)
+//   transport_rtt.csv src,dst,lane,priority,samples,min_us,mean_us,p50_us,p99_us,p999_us,max_us
+//                    (only over the Bifröst transport: RunMetrics::transport_rtt)
 #include <array>
 #include <filesystem>
 #include <string>
@@ -38,6 +40,7 @@ std::string pauses_csv(const PauseCounters& pauses);
 std::string drops_csv(const DropCounters& drops);
 std::string summary_json(const RunMetrics& metrics, const RunInfo& info);
 std::string fasr_pool_csv(const FasrPoolMetrics& pool);
+std::string transport_rtt_csv(const std::vector<TransportRttDirection>& directions);
 
 // Writes every file of kOutputFiles into `dir` (and fasr_pool.csv when the metrics have FaSR
 // pools), creating it if needed; with `flow_records`

@@ -177,7 +177,9 @@ struct WorkloadConfig {
 
 struct MetricsConfig {
   std::optional<Time> throughput_interval;  // nullopt: no throughput samples
-  std::optional<Time> queue_interval;       // nullopt: no queue samples
+  // Link classes ("dci", "fabric", ...) whose links are sampled; empty: every link.
+  std::vector<std::string> throughput_links;
+  std::optional<Time> queue_interval;  // nullopt: no queue samples
   // Upper edges of the flow-size buckets for FCT slowdown: [0, e1), [e1, e2), ..., [en, inf).
   std::vector<Bytes> size_buckets = {Bytes(10'000), Bytes(100'000), Bytes(1'000'000)};
   std::vector<double> percentiles = {50, 95, 99, 99.9};
@@ -199,6 +201,10 @@ struct NicConfig {
   uint8_t retry_cnt = 7;
   // Selective engines: packets in flight per QP (rnic::recovery::RecoveryConfig::bdp_packets).
   uint32_t bdp_packets = 128;
+  // IRN and FaSR: the retransmission timeouts RTO_low (few packets in flight) and RTO_high
+  // (rnic::recovery::RecoveryConfig::rto_low / rto_high).
+  Time rto_low = Time::us(100);
+  Time rto_high = Time::us(320);
   // FaSR's NIC-wide pool (rnic::recovery::FasrPoolConfig).
   uint32_t fasr_units = 20;
   uint32_t fasr_blocks = 257;
@@ -223,6 +229,10 @@ struct TransportSpec {
   Time base_rtt = Time::us(50);
   Time min_rto = Time::us(500);
   Time ack_timer = Time::us(120);
+  // bifrost-uc: software ACKs as SENDs on the data QP instead of on the UD QP, and UD ACKs in
+  // the data's class instead of the higher ACK class (Fig. 4(b)'s comparisons).
+  bool acks_on_data_qp = false;
+  bool ack_priority = true;
   uint32_t backup_qps = 2;
   uint8_t rc_retry_cnt = 2;
   uint8_t rc_timeout = 8;
