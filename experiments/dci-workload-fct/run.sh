@@ -17,7 +17,7 @@ source "$(dirname "$0")/../common.sh"
 schemes="${SCHEMES:-bifrost pfc cbfc swing irn}"
 loads="${LOADS:-0.3 0.7}"
 cdfs="${CDFS:-fb_hadoop websearch}"
-length="${LENGTH:-8km}"              # the DCI link (paper: 600 km); 8.4 km is PFC's limit here
+length="${LENGTH:-8km}"              # the DCI link (paper: 600 km); see README "Scaling"
 check_length="${CHECK_LENGTH-4km}"   # empty: no scale check
 check_point="${CHECK_POINT:-fb_hadoop 0.7}"
 no_dcqcn="${NO_DCQCN:-1}"
