@@ -13,3 +13,12 @@ build_tools() {
   fi
   cmake --build "$build" --target "$@" >/dev/null
 }
+
+# Builds bifrost-sim (Release, one job) unless NO_BUILD=1, and sets $tool to it.
+build_sim() {
+  if [ "${NO_BUILD:-0}" != 1 ]; then
+    echo "building bifrost-sim in $build ..." >&2
+    CMAKE_BUILD_PARALLEL_LEVEL=1 build_tools bifrost-sim
+  fi
+  tool="$build/tools/bifrost-sim"
+}
