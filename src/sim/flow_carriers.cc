@@ -59,7 +59,22 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
   d.recovery.fasr_pool = {sc.nic.fasr_units, sc.nic.fasr_blocks, sc.nic.fasr_block_bits};
   d.data_path.ack_every_packets = sc.nic.ack_every_packets;
   d.data_path.ecn_capable = sc.switches.ecn.has_value();
-  if (sc.nic.dcqcn) d.dcqcn = rnic::DcqcnConfig{};
+  if (sc.nic.dcqcn) {
+    const scenario::DcqcnSpec& s = sc.nic.dcqcn_spec;
+    rnic::DcqcnConfig c;
+    c.line_rate = scenario::link_class_rate(sc.topology, "host");
+    c.min_rate = s.min_rate;
+    c.g = s.g;
+    c.alpha_update_period = s.alpha_update_period;
+    c.rate_reduce_monitor_period = s.rate_reduce_period;
+    c.increase_period = s.increase_period;
+    c.increase_bytes = s.increase_bytes.count();
+    c.fast_recovery_stages = s.fast_recovery_stages;
+    c.additive_increase = s.additive_increase;
+    c.hyper_increase = s.hyper_increase;
+    d.dcqcn = c;
+    d.min_time_between_cnps = s.cnp_interval;
+  }
   return d;
 }
 

@@ -7,9 +7,30 @@
 namespace bifrost::sim::scenario::detail {
 
 namespace {
-constexpr std::array<std::string_view, 12> kKeys = {
-    "model",       "recovery",   "dcqcn",       "ack_every_packets", "timeout", "retry_cnt",
-    "bdp_packets", "fasr_units", "fasr_blocks", "fasr_block_bits",   "rto_low", "rto_high"};
+constexpr std::array<std::string_view, 22> kKeys = {"model",
+                                                    "recovery",
+                                                    "dcqcn",
+                                                    "ack_every_packets",
+                                                    "timeout",
+                                                    "retry_cnt",
+                                                    "bdp_packets",
+                                                    "fasr_units",
+                                                    "fasr_blocks",
+                                                    "fasr_block_bits",
+                                                    "rto_low",
+                                                    "rto_high",
+                                                    "dcqcn_g",
+                                                    "dcqcn_min_rate",
+                                                    "dcqcn_alpha_update_period",
+                                                    "dcqcn_rate_reduce_period",
+                                                    "dcqcn_increase_period",
+                                                    "dcqcn_increase_bytes",
+                                                    "dcqcn_fast_recovery_stages",
+                                                    "dcqcn_additive_increase",
+                                                    "dcqcn_hyper_increase",
+                                                    "dcqcn_cnp_interval"};
+// Every key from "dcqcn_g" on.
+constexpr size_t kFirstDcqcnKey = 12;
 constexpr std::array<std::string_view, 2> kModels = {"line_rate", "rnic"};
 constexpr std::array<std::string_view, 4> kEngines = {"gbn", "irn", "srnic", "fasr"};
 constexpr std::array<std::string_view, 3> kPoolKeys = {"fasr_units", "fasr_blocks",
@@ -41,6 +62,34 @@ void parse_rto_keys(const TableReader& r, NicConfig& n) {
     r.fail(at, fmt::format("rto_high ({}) is below rto_low ({}); the timeout with many packets in "
                            "flight must not be the shorter one",
                            time_text(n.rto_high), time_text(n.rto_low)));
+  }
+}
+
+// DCQCN's constants, which decide most results with DCQCN on (its rate collapse, its tails).
+void parse_dcqcn_keys(const TableReader& r, NicConfig& n) {
+  for (size_t i = kFirstDcqcnKey; i < kKeys.size(); ++i) {
+    if (!n.dcqcn && r.has(kKeys[i])) {
+      r.fail(kKeys[i], "is a DCQCN constant; DCQCN is off (set dcqcn = true)");
+    }
+  }
+  DcqcnSpec& d = n.dcqcn_spec;
+  if (auto g = r.number("dcqcn_g")) {
+    if (*g <= 0 || *g >= 1) r.fail("dcqcn_g", fmt::format("{} is not in (0, 1)", *g));
+    d.g = *g;
+  }
+  if (auto rate = r.positive_rate("dcqcn_min_rate")) d.min_rate = *rate;
+  if (auto t = r.positive_time("dcqcn_alpha_update_period")) d.alpha_update_period = *t;
+  if (auto t = r.positive_time("dcqcn_rate_reduce_period")) d.rate_reduce_period = *t;
+  if (auto t = r.positive_time("dcqcn_increase_period")) d.increase_period = *t;
+  if (auto b = r.positive_bytes("dcqcn_increase_bytes")) d.increase_bytes = *b;
+  if (auto f = r.integer("dcqcn_fast_recovery_stages", 1, 1000)) {
+    d.fast_recovery_stages = static_cast<uint32_t>(*f);
+  }
+  if (auto rate = r.positive_rate("dcqcn_additive_increase")) d.additive_increase = *rate;
+  if (auto rate = r.positive_rate("dcqcn_hyper_increase")) d.hyper_increase = *rate;
+  if (auto t = r.time("dcqcn_cnp_interval")) {
+    if (*t < Time::zero()) r.fail("dcqcn_cnp_interval", "must not be negative");
+    d.cnp_interval = *t;
   }
 }
 
@@ -91,6 +140,7 @@ NicConfig parse_nic(const TableReader& r, Bytes mtu) {
   if (auto timeout = r.integer("timeout", 0, 31)) n.timeout = static_cast<uint8_t>(*timeout);
   if (auto retry = r.integer("retry_cnt", 0, 7)) n.retry_cnt = static_cast<uint8_t>(*retry);
   parse_engine_keys(r, n);
+  parse_dcqcn_keys(r, n);
   return n;
 }
 

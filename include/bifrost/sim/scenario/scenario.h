@@ -192,10 +192,26 @@ enum class NicModel {
   rnic,       // the soft RNIC: one RC QP pair per flow, RDMA WRITE_WITH_IMM, loss recovery
 };
 
+// DCQCN's tunable constants ([nic] dcqcn_* keys; rnic::DcqcnConfig, whose defaults these
+// repeat: tests/sim checks they agree). The line rate is the host link's.
+struct DcqcnSpec {
+  double g = 5.0 / 1024.0;  // alpha gain
+  Rate min_rate = Rate::Mbps(1);
+  Time alpha_update_period = Time::us(1);
+  Time rate_reduce_period = Time::us(4);  // at most one decrease per period
+  Time increase_period = Time::us(300);   // rate-increase timer T
+  Bytes increase_bytes{32767};            // rate-increase byte counter B
+  uint32_t fast_recovery_stages = 5;      // F
+  Rate additive_increase = Rate::Mbps(5);
+  Rate hyper_increase = Rate::Mbps(50);
+  Time cnp_interval = Time::us(4);  // the notification point's minimum time between CNPs
+};
+
 struct NicConfig {
   NicModel model = NicModel::line_rate;
   std::string recovery = "gbn";  // gbn, irn, srnic or fasr
   bool dcqcn = false;
+  DcqcnSpec dcqcn_spec;
   uint32_t ack_every_packets = 8;
   uint8_t timeout = 8;  // RC QP timeout exponent: 4.096 us * 2^timeout
   uint8_t retry_cnt = 7;
