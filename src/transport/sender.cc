@@ -65,9 +65,10 @@ Sender::OutMessage& Sender::add_message(Op op, const MessageBuffer& buffer, Send
   m.buffer = buffer;
   m.done = std::move(done);
   m.posted = scheduler_.now();
-  // One-sided operations always go as chunks: they need no request round trip to do so.
-  m.large = op != Op::message || buffer.length > config_.send_threshold;
-  if (op == Op::read && config_.reliability == Reliability::software_uc) m.large = false;
+  // Tracked per unit: large messages and one-sided operations (which need no request round
+  // trip to go as chunks), except a UC READ, whose data comes back as the peer's own WRITE.
+  const bool uc_read = op == Op::read && config_.reliability == Reliability::software_uc;
+  m.large = op == Op::message ? buffer.length > config_.send_threshold : !uc_read;
   m.has_write_seq = m.large && op != Op::read;
   if (m.has_write_seq) {
     m.write_seq = next_write_seq_++;

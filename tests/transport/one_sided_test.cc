@@ -54,13 +54,13 @@ class OneSidedBench {
     s.app->fill(src, length, static_cast<uint32_t>(kPatternBase + 100 + ops_.size()));
     Window& target = window(1 - from);
     target.touched[slot] = true;
-    track(s.connection->write(MessageBuffer{s.app_region, src, length},
-                              RemoteAddress{target.slot(slot), target.region->rkey}, done()),
-          Expect{.to = s.app,
-                 .to_addr = src,
-                 .from = target.memory.get(),
-                 .from_addr = target.slot(slot),
-                 .length = length});
+    s.connection->write(MessageBuffer{s.app_region, src, length},
+                        RemoteAddress{target.slot(slot), target.region->rkey},
+                        expect(Expect{.to = s.app,
+                                      .to_addr = src,
+                                      .from = target.memory.get(),
+                                      .from_addr = target.slot(slot),
+                                      .length = length}));
   }
 
   // Reads `length` bytes of the peer's slot `remote_slot` into our own slot `local_slot`.
@@ -68,13 +68,13 @@ class OneSidedBench {
     Window& own = window(from);
     Window& peer = window(1 - from);
     own.touched[local_slot] = true;
-    track(connection(from).read(MessageBuffer{own.region, own.slot(local_slot), length},
-                                RemoteAddress{peer.slot(remote_slot), peer.region->rkey}, done()),
-          Expect{.to = peer.memory.get(),
-                 .to_addr = peer.slot(remote_slot),
-                 .from = own.memory.get(),
-                 .from_addr = own.slot(local_slot),
-                 .length = length});
+    connection(from).read(MessageBuffer{own.region, own.slot(local_slot), length},
+                          RemoteAddress{peer.slot(remote_slot), peer.region->rkey},
+                          expect(Expect{.to = peer.memory.get(),
+                                        .to_addr = peer.slot(remote_slot),
+                                        .from = own.memory.get(),
+                                        .from_addr = own.slot(local_slot),
+                                        .length = length}));
   }
 
   // Runs until every operation completed and both connections are idle, or `limit` passes.
@@ -161,14 +161,15 @@ class OneSidedBench {
     return w;
   }
 
-  SendCallback done() {
+  // Records an operation and what must hold once it is done; its completion callback.
+  SendCallback expect(const Expect& e) {
     const size_t index = ops_.size();
+    ops_.push_back(Op{.expect = e});
     return [this, index](const SendCompletion& c) {
       ++ops_[index].completions;
       ops_[index].status = c.status;
     };
   }
-  void track(uint64_t /*number*/, const Expect& expect) { ops_.push_back(Op{.expect = expect}); }
 
   bool finished() const {
     for (const Op& op : ops_) {
