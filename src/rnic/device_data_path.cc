@@ -102,6 +102,7 @@ void Device::pump() {
     const Time now = scheduler_.now();
     if (limiter != nullptr && limiter->limited() && limiter->next_send_time() > now) {
       s.queued = false;
+      s.burst_sent = 0;
       s.wake = scheduler_.at(limiter->next_send_time(), [this, qp] {
         qp->scheduling().wake = {};
         wake(*qp);
@@ -111,6 +112,7 @@ void Device::pump() {
     world::PacketPtr p = world::make_packet();
     if (!qp->produce(*p)) {
       s.queued = false;
+      s.burst_sent = 0;
       continue;
     }
     const uint32_t bytes = wire_bytes(*p);
@@ -119,10 +121,21 @@ void Device::pump() {
       s.dcqcn->on_bytes_sent(now, bytes);
       apply_dcqcn(*qp);
     }
-    ready_[static_cast<size_t>(qp->priority())].push_back(qp);
+    requeue_after_send(*qp);
     transmit(std::move(p));
   }
   pumping_ = false;
+}
+
+void Device::requeue_after_send(QueuePair& qp) {
+  QueuePair::Scheduling& s = qp.scheduling();
+  auto& ready = ready_[static_cast<size_t>(qp.priority())];
+  if (++s.burst_sent < config_.data_path.burst_packets) {
+    ready.push_front(&qp);  // its turn goes on
+    return;
+  }
+  s.burst_sent = 0;
+  ready.push_back(&qp);
 }
 
 void Device::transmit(world::PacketPtr packet) {

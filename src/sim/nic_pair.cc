@@ -18,8 +18,16 @@ NicPair::NicPair(const NicPairConfig& config)
     : config_(config), wire_(std::make_unique<LossyWire>(kernel_, config.wire)) {
   build(a_, 0);
   build(b_, 1);
-  connect(a_, b_);
-  connect(b_, a_);
+  connect(*a_.qp, b_, *b_.qp);
+  connect(*b_.qp, a_, *a_.qp);
+}
+
+NicPair::QpPair NicPair::add_qp_pair() {
+  QpPair pair{&a_.device->create_qp(a_.pd, config_.type, *a_.cq, *a_.cq),
+              &b_.device->create_qp(b_.pd, config_.type, *b_.cq, *b_.cq)};
+  connect(*pair.a, b_, *pair.b);
+  connect(*pair.b, a_, *pair.a);
+  return pair;
 }
 
 void NicPair::build(Side& side, int index) {
@@ -37,10 +45,10 @@ void NicPair::build(Side& side, int index) {
                                  side.memory.get());
 }
 
-void NicPair::connect(Side& side, const Side& peer) {
+void NicPair::connect(QueuePair& qp, const Side& peer, const QueuePair& peer_qp) {
   QpConnection c;
   c.dest_ip = peer.device->gids().front();
-  c.dest_qp_num = peer.qp->qp_num();
+  c.dest_qp_num = peer_qp.qp_num();
   c.rq_psn = c.sq_psn = config_.first_psn;
   c.path_mtu = config_.mtu;
   c.qkey = config_.qkey;
@@ -48,7 +56,7 @@ void NicPair::connect(Side& side, const Side& peer) {
   c.retry_cnt = config_.retry_cnt;
   c.rnr_retry = config_.rnr_retry;
   c.min_rnr_timer = config_.min_rnr_timer;
-  connect_qp(*side.qp, c);
+  connect_qp(qp, c);
 }
 
 }  // namespace bifrost::sim

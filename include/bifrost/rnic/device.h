@@ -128,6 +128,8 @@ class Device final : public NicContext {
   void pump();
   QueuePair* next_ready();
   RateLimiter* limiter_of(QueuePair& qp);
+  // Back on its class's ready list after a packet: at the front while its burst lasts.
+  void requeue_after_send(QueuePair& qp);
   void transmit(world::PacketPtr packet);
   void on_transmitted();
   void receive(world::PacketPtr packet);

@@ -20,6 +20,10 @@ struct DataPathConfig {
   // RC responder: besides every packet with AckReq (the last of each message), ACK after this
   // many in-order packets without one; 0 ACKs only on AckReq.
   uint32_t ack_every_packets = 8;
+  // Transmit scheduler: packets a QP sends per turn before the next ready QP of its class
+  // (1: packet round-robin). A burst keeps a QP's packets together on the wire, so a receiver's
+  // QP-context cache misses once per burst rather than once per packet.
+  uint32_t burst_packets = 1;
   // Work requests a QP's send and receive queues hold (ibv_qp_cap.max_send_wr/max_recv_wr).
   uint32_t max_send_wr = 4096;
   uint32_t max_recv_wr = 4096;

@@ -148,8 +148,9 @@ class QueuePair {
 
   // The transmit scheduler's bookkeeping (device-owned; here to avoid a map look-up per packet).
   struct Scheduling {
-    bool queued = false;  // on a ready list
-    world::TimerId wake;  // pending rate-limiter wake-up
+    bool queued = false;      // on a ready list
+    uint32_t burst_sent = 0;  // packets sent in the current scheduler turn
+    world::TimerId wake;      // pending rate-limiter wake-up
     RateLimiter* limiter = nullptr;
     // DCQCN's reaction point, made at the first CNP, and its next timer.
     std::unique_ptr<DcqcnReactionPoint> dcqcn;

@@ -41,6 +41,8 @@ class Requester {
 
   size_t outstanding() const { return sq_.size(); }
   uint32_t next_psn() const { return psn_end_; }
+  // The oldest PSN not yet acknowledged: everything before it was delivered.
+  uint32_t unacknowledged_psn() const { return una_; }
   uint64_t retransmitted() const { return retransmitted_; }
 
  private:

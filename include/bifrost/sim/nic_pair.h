@@ -50,6 +50,14 @@ class NicPair {
   NicPair(const NicPair&) = delete;
   NicPair& operator=(const NicPair&) = delete;
 
+  // One more connected QP pair, a's QP to b's, sharing each side's CQ and buffer (and the
+  // pair's attributes): many-QP benches.
+  struct QpPair {
+    rnic::QueuePair* a = nullptr;
+    rnic::QueuePair* b = nullptr;
+  };
+  QpPair add_qp_pair();
+
   EventKernel& kernel() { return kernel_; }
   LossyWire& wire() { return *wire_; }
   Side& a() { return a_; }
@@ -58,7 +66,7 @@ class NicPair {
 
  private:
   void build(Side& side, int index);
-  void connect(Side& side, const Side& peer);
+  void connect(rnic::QueuePair& qp, const Side& peer, const rnic::QueuePair& peer_qp);
 
   NicPairConfig config_;
   EventKernel kernel_;

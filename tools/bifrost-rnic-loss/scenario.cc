@@ -1,0 +1,61 @@
+#include "scenario.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bifrost/core/error.h"
+#include "bifrost/rnic/segmenter.h"
+#include "bifrost/wire/frame.h"
+
+namespace bifrost::rnic_loss {
+
+Time microseconds(double us) {
+  return Time::ps(std::llround(us * 1e6));
+}
+
+Rate gigabits(double gbps) {
+  return Rate::bps(std::llround(gbps * 1e9));
+}
+
+rnic::WrOpcode wr_opcode(const Options& o) {
+  return o.opcode == "send" ? rnic::WrOpcode::send : rnic::WrOpcode::rdma_write;
+}
+
+double ceiling_fraction(const Options& o, bool selective) {
+  rnic::SendWqe wqe;
+  wqe.opcode = wr_opcode(o);
+  wqe.length = o.message_bytes;
+  uint64_t wire_bytes = 0;
+  rnic::segment(rnic::QpType::rc, wqe, o.mtu, 0, 2,
+                [&](wire::RoceHeaders h, uint64_t /*offset*/, uint32_t length) {
+                  h.sr.present = selective;
+                  wire_bytes += wire::ethernet_frame_size(h, length);
+                });
+  return static_cast<double>(o.message_bytes) / static_cast<double>(wire_bytes);
+}
+
+Time slot_time(const Options& o) {
+  const auto data = wire::ethernet_frame_size(wire::Opcode::kRcWriteMiddle, o.mtu);
+  return serialization_time(Bytes(data), gigabits(o.rate_gbps));
+}
+
+Time one_way_delay(const Options& o) {
+  const Rate rate = gigabits(o.rate_gbps);
+  const auto data = wire::ethernet_frame_size(wire::Opcode::kRcWriteMiddle, o.mtu);
+  const auto ack = wire::ethernet_frame_size(wire::Opcode::kRcAcknowledge, 0);
+  const Time rtt = microseconds(o.rtt_us);
+  const Time serial = serialization_time(Bytes(data), rate) + serialization_time(Bytes(ack), rate);
+  if (rtt <= serial) {
+    throw Error("--rtt-us {} is shorter than serializing one {} B frame and its ACK at {} Gb/s",
+                o.rtt_us, data, o.rate_gbps);
+  }
+  return (rtt - serial) / 2;
+}
+
+double largest_rto_us(const Options& o, EngineKind engine) {
+  if (engine != EngineKind::gbn) return o.rto_high_us;
+  const double qp = o.gbn_timeout == 0 ? 0 : 4.096 * std::ldexp(1.0, o.gbn_timeout);
+  return std::max(qp, o.gbn_min_rto_us);
+}
+
+}  // namespace bifrost::rnic_loss
