@@ -247,6 +247,13 @@ dci_links = 2
   // Unset fabric delay follows the host link's.
   EXPECT_EQ(t.dc.fabric, (LinkSpec{Rate::Gbps(200), Time::us(1)}));
   EXPECT_EQ(link_classes(s.topology), (std::vector<std::string_view>{"host", "fabric", "dci"}));
+  // A three-tier fat tree names its core links apart; two tiers have none.
+  const Scenario tree =
+      parse("[topology]\nkind = \"fat_tree\"\nk = 4\nfabric_rate = \"400Gbps\"\n");
+  EXPECT_EQ(link_classes(tree.topology), (std::vector<std::string_view>{"host", "fabric", "core"}));
+  EXPECT_EQ(link_class_rate(tree.topology, "core"), Rate::Gbps(400));
+  const Scenario flat = parse("[topology]\nkind = \"fat_tree\"\nk = 4\ntiers = 2\n");
+  EXPECT_EQ(link_classes(flat.topology), (std::vector<std::string_view>{"host", "fabric"}));
   EXPECT_EQ(link_class_rate(s.topology, "dci"), Rate::Gbps(400));
   EXPECT_EQ(link_class_rate(s.topology, "host"), Rate::Gbps(100));
   EXPECT_EQ(kind_name(s.topology), "two_dc");

@@ -131,6 +131,45 @@ TEST(Simulation, IncastWithoutPfcDropsInASmallBuffer) {
   EXPECT_GT(s.metrics.drops.by_reason().count("dynamic_threshold"), 0u);
 }
 
+// An incast into host 0 of a k = 4 fat tree from its pod (hosts 1-3) and two others (4-11).
+// PFC on every class, or on all but the aggregation-core links (class "core").
+std::string pod_incast(bool lossy_core) {
+  std::string text = R"(
+[simulation]
+seed = 3
+mtu = 1000
+[topology]
+kind = "fat_tree"
+k = 4
+host_rate = "100Gbps"
+host_delay = "1us"
+[switch]
+buffer = "1MB"
+[switch.pfc]
+[[workload]]
+kind = "incast"
+name = "incast"
+senders = "1..11"
+receiver = 0
+size = "500KB"
+start = "1us"
+)";
+  if (lossy_core) text += "[switch.flow_control.core]\nkind = \"none\"\n";
+  return text;
+}
+
+TEST(Simulation, FatTreeCoreLinksTakeTheirOwnFlowControl) {
+  const auto everywhere = run(pod_incast(false));
+  EXPECT_EQ(everywhere.drops, 0u);
+  EXPECT_EQ(everywhere.finished, 11u);
+  EXPECT_GT(everywhere.pauses, 0u);
+  // Below the core PFC still pauses; the queues it backs up into the aggregation switches
+  // overflow where nothing pauses the core.
+  const auto lossy_core = run(pod_incast(true));
+  EXPECT_GT(lossy_core.pauses, 0u);
+  EXPECT_GT(lossy_core.drops, 0u);
+}
+
 // The same incasts on soft RNICs (MTU 1024): RC's go-back-N recovers every drop without PFC,
 // and under PFC nothing is lost, so nothing is resent.
 std::string rnic_incast(bool pfc, const std::string& recovery) {

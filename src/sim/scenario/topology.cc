@@ -29,7 +29,10 @@ Classes classes(const Topology& topology) {
                           return {{"host", &t.host}, {"fabric", &t.fabric}};
                         },
                         [](const FatTreeTopology& t) -> Classes {
-                          return {{"host", &t.host}, {"fabric", &t.fabric}};
+                          // Three tiers: ToR-aggregation links are "fabric", aggregation-core
+                          // links "core", both with the fabric_* parameters.
+                          if (t.tiers == 2) return {{"host", &t.host}, {"fabric", &t.fabric}};
+                          return {{"host", &t.host}, {"fabric", &t.fabric}, {"core", &t.fabric}};
                         },
                         [](const ParkingLotTopology& t) -> Classes {
                           return {{"host", &t.host}, {"chain", &t.chain}};

@@ -90,7 +90,9 @@ Graph fat_tree(const scenario::FatTreeTopology& t) {
     std::vector<uint32_t> aggs;
     for (uint32_t i = 0; i < half; ++i) {
       const uint32_t agg = g.add_switch(fmt::format("agg{}.{}", pod, i));
-      for (uint32_t c = 0; c < half; ++c) g.connect(agg, cores[i * half + c], t.fabric, "fabric");
+      // Their own class, so flow control can differ by tier (PFC up to the aggregation
+      // switches, a lossy core: the Bifröst paper's Fig. 8).
+      for (uint32_t c = 0; c < half; ++c) g.connect(agg, cores[i * half + c], t.fabric, "core");
       aggs.push_back(agg);
     }
     for (uint32_t j = 0; j < half; ++j) {
