@@ -29,7 +29,8 @@ void check_soft_ack(std::span<const std::byte> bytes) {
   // The base global is recomputed as the least SEND entry, which is what a valid ACK carries;
   // an ACK whose base is below all its entries re-encodes with the entries' offsets shifted.
   const auto again = decode_soft_ack(std::span(out).first(size.value));
-  require(again.ok() && again.value.count == ack.value.count);
+  require(again.ok() && again.value.count == ack.value.count &&
+          again.value.ecn_echo == ack.value.ecn_echo);
   for (size_t i = 0; i < ack.value.count; ++i) {
     const AckedWqe& a = ack.value.entries[i];
     const AckedWqe& b = again.value.entries[i];

@@ -1,6 +1,7 @@
 #include "bifrost/rnic/responder.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/host_memory.h"
@@ -86,6 +87,9 @@ void Responder::receive(const world::Packet& packet) {
     ++nic_.counters().rx_bad_state;
     return;
   }
+  // Any CE mark counts, also on a duplicate or a dropped packet: it is congestion on the path
+  // all the same, as the NIC's notification point treats it.
+  if (packet.ecn == 3) ce_seen_ = true;
   switch (qp_.type()) {
     case QpType::rc:
       receive_rc(packet);
@@ -362,6 +366,7 @@ void Responder::complete_receive(const Pending& pending, uint32_t src_qp, world:
                                       pending.byte_len, pending.imm, qp_.qp_num(), nic_.hw_time());
   wc.src_qp = src_qp;
   wc.src_ip = src_ip;
+  wc.ecn_ce = std::exchange(ce_seen_, false);
   qp_.recv_cq().push(wc);
   if (pending.status != WcStatus::success && qp_.type() == QpType::rc) qp_.enter_error();
 }
@@ -512,6 +517,7 @@ void Responder::reset() {
   pipeline_view_.reset();
   rq_base_ssn_ = next_ssn_ = 0;
   epsn_ = pipeline_epsn_ = msn_ = since_ack_ = 0;
+  ce_seen_ = false;
 }
 
 }  // namespace bifrost::rnic

@@ -47,6 +47,12 @@ void TransportConfig::validate() const {
   if (base_rtt <= Time::zero() || line_rate_bps == 0 || min_rto <= Time::zero()) {
     throw Error("transport: base_rtt, line_rate_bps and min_rto must be positive");
   }
+  if (cc_location == CcLocation::software && cc == "dcqcn" &&
+      reliability != Reliability::software_uc) {
+    throw Error(
+        "transport: cc \"dcqcn\" needs software_uc reliability (the ECN echo rides on software "
+        "ACKs; over RC use cc_location nic and the NIC's DCQCN)");
+  }
   if (reconnect && (reconnect_interval <= Time::zero() || reconnect_attempts == 0)) {
     throw Error("transport: reconnect needs a positive reconnect_interval and reconnect_attempts");
   }

@@ -146,6 +146,9 @@ const ReceiverStats& Connection::receiver_stats() const {
 uint64_t Connection::window_bytes() const {
   return sender_->window_bytes();
 }
+std::optional<Rate> Connection::pacing_rate() const {
+  return sender_->pacing_rate();
+}
 const RttEstimator& Connection::rtt() const {
   return sender_->rtt();
 }

@@ -153,8 +153,7 @@ void Receiver::on_send(const rnic::WorkCompletion& wc, uint64_t slot_addr) {
   } else {
     ++stats_.duplicates;
   }
-  acknowledge(AckedWqe{.is_send = true, .global = h.global}, wc.byte_len, wc.hw_timestamp, h.hint,
-              out_of_order);
+  acknowledge(AckedWqe{.is_send = true, .global = h.global}, wc, h.hint, out_of_order);
 }
 
 void Receiver::on_write(const rnic::WorkCompletion& wc) {
@@ -170,7 +169,7 @@ void Receiver::on_write(const rnic::WorkCompletion& wc) {
     // A late original chunk of a delivered message: UC placed it again (see docs/transport.md);
     // acknowledge it so the sender stops resending it.
     ++stats_.duplicates;
-    acknowledge(entry, wc.byte_len, wc.hw_timestamp, imm.hint, false);
+    acknowledge(entry, wc, imm.hint, false);
     return;
   }
   const auto it = writes_.find(seq);
@@ -195,7 +194,7 @@ void Receiver::on_write(const rnic::WorkCompletion& wc) {
   last_write_ =
       WritePosition{.seq = seq, .end_unit = end, .complete = end == it->second.have.size()};
   mark_units(seq, it->second, imm.unit_offset, units);
-  acknowledge(entry, wc.byte_len, wc.hw_timestamp, imm.hint, !in_order);
+  acknowledge(entry, wc, imm.hint, !in_order);
 }
 
 void Receiver::on_request(uint64_t seq, uint32_t length) {
@@ -296,11 +295,13 @@ void Receiver::deliver(const rnic::HostMemory& memory, uint64_t addr, uint64_t l
 
 // ---- software ACKs ---------------------------------------------------------------------------
 
-void Receiver::acknowledge(const AckedWqe& wqe, uint32_t bytes, Time received, bool hint,
+void Receiver::acknowledge(const AckedWqe& wqe, const rnic::WorkCompletion& wc, bool hint,
                            bool out_of_order) {
   if (config_.reliability != Reliability::software_uc) return;
+  if (wc.ecn_ce) ++stats_.ce_marked_wqes;
   if (!acks_.fits(wqe)) send_ack(AckTrigger::span);
-  if (const auto trigger = acks_.add(wqe, bytes, received, hint, out_of_order)) {
+  if (const auto trigger =
+          acks_.add(wqe, wc.byte_len, wc.hw_timestamp, hint, out_of_order, wc.ecn_ce)) {
     send_ack(*trigger);
     return;
   }

@@ -73,7 +73,8 @@ class Receiver {
   void deliver(const rnic::HostMemory& memory, uint64_t addr, uint64_t length, bool by_write);
   void grant(uint64_t seq, InWrite& w);
   void grant_waiting();
-  void acknowledge(const AckedWqe& wqe, uint32_t bytes, Time received, bool hint,
+  // `wc` is the WQE's receive completion: its size, NIC timestamp and CE mark.
+  void acknowledge(const AckedWqe& wqe, const rnic::WorkCompletion& wc, bool hint,
                    bool out_of_order);
   void send_ack(AckTrigger trigger);
   void repost(uint64_t slot);

@@ -27,7 +27,8 @@ Sender::Sender(Connection& connection, Endpoint& endpoint, const TransportConfig
           CcParams{.base_rtt = config.base_rtt,
                    .bdp_bytes = static_cast<uint64_t>(static_cast<double>(config.line_rate_bps) /
                                                       8 * config.base_rtt.seconds()),
-                   .mss = config.unit_size})),
+                   .mss = config.unit_size,
+                   .line_rate = Rate::bps(static_cast<int64_t>(config.line_rate_bps))})),
       chunking_(make_chunk_policy(config)),
       staging_memory_(
           endpoint.make_memory(uint64_t{send_slot_bytes(config)} * staging_slots(config))),
@@ -139,8 +140,23 @@ void Sender::pump() {
   }
   // The NIC failed the primary and its failed completion is on its way: fail_over_rc decides.
   if (connection_.primary().state() == rnic::QpState::err) return;
+  // Every CC event (ACK, loss, timeout) and every change of primary ends in a pump.
+  apply_pacing();
   while (post_next()) {
   }
+}
+
+void Sender::apply_pacing() {
+  const std::optional<Rate> rate = cc_->pacing_rate();
+  // A CC that never paced leaves the limiter alone: the NIC's own DCQCN may be driving it.
+  if (!rate && !paced_) return;
+  rnic::QueuePair& qp = connection_.primary();
+  if (paced_ && paced_->qp == &qp && paced_->rate == rate) return;
+  // Only the primary gets the rate: new WQEs go nowhere else. A QP that was primary before
+  // keeps its last limit until it is primary again.
+  endpoint_.device().set_rate_limit(qp, rate.value_or(rnic::RateLimiter::unlimited()));
+  paced_ = Pacing{.qp = &qp, .rate = rate};
+  ++stats_.pacing_updates;
 }
 
 void Sender::fail_all() {
@@ -180,8 +196,15 @@ bool Sender::window_allows(uint64_t bytes) const {
 }
 
 bool Sender::ack_now_hint() const {
-  return bytes_in_flight_ + config_.unit_size > cc_->window_bytes() ||
-         outstanding_ >= config_.max_outstanding_wqes ||
+  // The window is exhausted when the next WQE cannot go: one unit, or for a chunk the
+  // silly-window threshold of post_chunk (a quarter of the window or of max_chunk). Missing the
+  // latter left a window-blocked chunk unhinted: its ACK waited for the receiver's timer and,
+  // if it was lost, nothing but the RTO found it (seen with dcqcn's rate-sized windows).
+  const uint64_t window = cc_->window_bytes();
+  const uint64_t next = std::max<uint64_t>(
+      config_.unit_size,
+      write_queue_.empty() ? 0 : std::min<uint64_t>(config_.max_chunk / 4, window / 4));
+  return bytes_in_flight_ + next > window || outstanding_ >= config_.max_outstanding_wqes ||
          (config_.hint_when_idle && !has_more_to_post());
 }
 

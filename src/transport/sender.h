@@ -50,13 +50,17 @@ class Sender {
   void start() { pump(); }
   // The connection's QP set changed (a reconnect finished or was abandoned): post on the new
   // primary, or fail every message if no QP is left.
-  void on_qps_changed() { pump(); }
+  void on_qps_changed() {
+    repace();
+    pump();
+  }
   // The peer asked to reconnect our primary; `promoted`: a backup took over.
   void on_primary_taken(bool promoted);
 
   bool idle() const;
   const SenderStats& stats() const { return stats_; }
   uint64_t window_bytes() const { return cc_->window_bytes(); }
+  std::optional<Rate> pacing_rate() const { return cc_->pacing_rate(); }
   const RttEstimator& rtt() const { return rtt_; }
 
  private:
@@ -147,6 +151,15 @@ class Sender {
   // at once, so a burst of sends made in one turn is posted together and only its last WQE
   // carries the "nothing more to post" hint: the receiver coalesces the burst into one ACK.
   void schedule_pump();
+  // Puts the CC's pacing rate on the primary QP's NIC rate limiter if it or the primary
+  // changed. The RTT estimator has no hold-off for a pending limit yet (RoGUE's): the only
+  // pacing CC, dcqcn, does not use RTT samples for its rate.
+  void apply_pacing();
+  // The QP set changed: put the rate on the primary again at the next pump, whatever QP it is
+  // (a destroyed QP's address may come back as a fresh QP's).
+  void repace() {
+    if (paced_) paced_->qp = nullptr;
+  }
   // The connection lost its last QP: every message completes as failed.
   void fail_all();
   bool post_next();
@@ -254,6 +267,13 @@ class Sender {
   bool loss_unrepaired_ = false;        // WQEs declared lost since the last acknowledged progress
   std::optional<Time> failed_over_at_;  // until the first acknowledgement on the new primary
   bool failed_ = false;
+  // The rate last put on a QP's limiter: the QP (nullptr after a change of the QP set) and the
+  // rate (nullopt: unlimited).
+  struct Pacing {
+    const rnic::QueuePair* qp = nullptr;
+    std::optional<Rate> rate;
+  };
+  std::optional<Pacing> paced_;
   SenderStats stats_;
   RttObserver rtt_observer_;
 };

@@ -115,7 +115,8 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
     ++stats_.losses_detected;
     lost = true;
   }
-  cc_->on_ack(AckEvent{.now = now, .acked_bytes = acked_bytes, .rtt = sample});
+  if (ack.ecn_echo) ++stats_.ecn_echoes;
+  cc_->on_ack(AckEvent{.now = now, .acked_bytes = acked_bytes, .rtt = sample, .ecn = ack.ecn_echo});
   if (lost) cc_->on_loss(now);
   retire_front();
   pump();
@@ -315,6 +316,7 @@ void Sender::resend_in_flight() {
 }
 
 void Sender::count_failover() {
+  repace();
   ++stats_.failovers;
   failed_over_at_ = scheduler_.now();
 }
@@ -336,6 +338,7 @@ void Sender::on_primary_taken(bool promoted) {
   // WQEs are acknowledged by that QP only, which is gone.
   if (config_.reliability == Reliability::hardware_rc) resend_in_flight();
   if (promoted) count_failover();
+  repace();
   pump();
 }
 

@@ -252,7 +252,7 @@ constexpr BadFile kBadFiles[] = {
      "the first part of it"},
     {"bad_transport_cc.toml",
      "bad_transport_cc.toml:10:6: transport.cc: \"dctcp\" is not valid; valid choices: swift, "
-     "swift-md, none"},
+     "swift-md, dcqcn, none"},
     {"bad_transport_key_for_rc.toml",
      "bad_transport_key_for_rc.toml:10:1: transport: unknown key \"cc\" for kind \"rc\" (the "
      "other keys are Bifröst's); valid keys: kind"},

@@ -44,6 +44,8 @@ class TransportPair {
   sim::EventKernel& kernel() { return pair_.kernel(); }
   sim::LossyWire& wire() { return pair_.wire(); }
   Side& side(int i) { return sides_[i & 1]; }
+  // The devices and endpoints underneath.
+  sim::TransportPair& sim() { return pair_; }
 
   // Sends a message of `length` bytes (at least 8) from side `from` with fresh content.
   uint64_t send(int from, uint64_t length);

@@ -4,6 +4,7 @@
 #include <array>
 
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "bifrost/core/error.h"
@@ -158,6 +159,43 @@ TEST(SoftAck, DecoderRejectsMalformedAcks) {
   bad.assign(good.begin(), good.end());
   bad[28] = std::byte{0x80};  // a WRITE entry with the hint bit
   EXPECT_EQ(decode_soft_ack(bad).error, wire::WireError::kFieldOutOfRange);
+}
+
+// The ECN echo takes bit 0 of the header's former reserved 16 bits (offset 6): the ACK keeps
+// its 24-byte header, and an ACK without the echo is byte for byte what it was before.
+TEST(SoftAck, TheEcnEchoIsBitZeroOfTheFlagsAndRoundTrips) {
+  std::vector<std::byte> plain(kSoftAckMaxSize);
+  const auto plain_size = encode_soft_ack(mixed_ack(), plain);
+  ASSERT_TRUE(plain_size);
+  EXPECT_EQ(plain[6], std::byte{0});
+  EXPECT_EQ(plain[7], std::byte{0});
+  EXPECT_FALSE(decode_soft_ack(std::span(plain).first(plain_size.value)).value.ecn_echo);
+
+  SoftAck marked = mixed_ack();
+  marked.ecn_echo = true;
+  std::vector<std::byte> bytes(kSoftAckMaxSize);
+  const auto size = encode_soft_ack(marked, bytes);
+  ASSERT_TRUE(size);
+  EXPECT_EQ(size.value, plain_size.value);
+  EXPECT_EQ(bytes[6], std::byte{0});
+  EXPECT_EQ(bytes[7], std::byte{1});
+  for (size_t i = 0; i < size.value; ++i) {
+    if (i != 7) {
+      EXPECT_EQ(bytes[i], plain[i]) << "byte " << i;
+    }
+  }
+  const auto back = decode_soft_ack(std::span(bytes).first(size.value));
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back.value.ecn_echo);
+  EXPECT_EQ(back.value.count, 3);
+  EXPECT_EQ(back.value.entries[2].global, 1000 + 0xFFFF'FFFFull);
+
+  // Every other flag bit is still reserved.
+  for (const auto& [index, value] : {std::pair{6, 0x80}, std::pair{6, 0x01}, std::pair{7, 0x02}}) {
+    std::vector<std::byte> bad(bytes.begin(), bytes.begin() + static_cast<long>(size.value));
+    bad[static_cast<size_t>(index)] |= std::byte{static_cast<uint8_t>(value)};
+    EXPECT_EQ(decode_soft_ack(bad).error, wire::WireError::kFieldOutOfRange) << index << value;
+  }
 }
 
 TEST(ControlMessage, RoundTripsAndIsToldApartFromAnAck) {

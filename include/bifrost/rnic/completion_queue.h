@@ -42,6 +42,11 @@ struct WorkCompletion {
   // UD receives: who sent it (the GRH and DETH of the packet).
   uint32_t src_qp = 0;
   world::Ipv4 src_ip;
+  // Receives: a packet that reached this QP's receive side since its previous receive
+  // completion arrived CE-marked (for a message received in order: a packet of this message).
+  // A soft-RNIC extension so that software congestion control sees ECN: ConnectX CQEs carry
+  // no such bit; on hardware the NIC's CNPs (or its DCQCN) would deliver the same signal.
+  bool ecn_ce = false;
 };
 
 // A completion with the fields every completion has (the UD source fields stay empty).

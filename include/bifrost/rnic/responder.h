@@ -118,6 +118,8 @@ class Responder {
   uint32_t epsn_ = 0;
   uint32_t msn_ = 0;
   uint32_t since_ack_ = 0;
+  // A CE-marked packet arrived since the last receive completion (WorkCompletion::ecn_ce).
+  bool ce_seen_ = false;
 };
 
 }  // namespace bifrost::rnic

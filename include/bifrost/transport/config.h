@@ -30,8 +30,10 @@ struct ImmLayout {
 struct TransportConfig {
   Reliability reliability = Reliability::software_uc;
   CcLocation cc_location = CcLocation::software;
-  std::string cc = "swift";  // software CC: "swift", "swift-md" or "none"
-  bool chunking = true;      // false: a large message is one WRITE of its whole length
+  // Software CC: "swift", "swift-md", "dcqcn" (software_uc only: its ECN echo rides on the
+  // software ACKs) or "none".
+  std::string cc = "swift";
+  bool chunking = true;  // false: a large message is one WRITE of its whole length
 
   // Chunking: WRITE chunks are multiples of unit_size (the minimum chunk) up to
   // max_chunk; messages up to send_threshold bytes go by SEND.

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "bifrost/core/rate.h"
 #include "bifrost/rnic/completion_queue.h"
 #include "bifrost/rnic/queue_pair.h"
 #include "bifrost/transport/config.h"
@@ -74,6 +75,8 @@ class Connection {
   const SenderStats& sender_stats() const;
   const ReceiverStats& receiver_stats() const;
   uint64_t window_bytes() const;
+  // The CC's pacing rate, put on the primary QP's NIC rate limiter; nullopt: not limited.
+  std::optional<Rate> pacing_rate() const;
   const RttEstimator& rtt() const;
   const ConnectionStats& stats() const { return stats_; }
   const std::vector<ConnectionQp>& qps() const { return qps_; }

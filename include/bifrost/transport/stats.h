@@ -25,7 +25,9 @@ struct SenderStats {
   uint64_t acks_malformed = 0;
   uint64_t stale_acks = 0;  // entries for WQEs already done
   uint64_t rtt_samples = 0;
-  uint64_t failovers = 0;  // primary QP replaced by a backup
+  uint64_t ecn_echoes = 0;      // ACKs that said some WQE they acknowledge was CE-marked
+  uint64_t pacing_updates = 0;  // rates (or "unlimited") put on a QP's NIC rate limiter
+  uint64_t failovers = 0;       // primary QP replaced by a backup
   // From the last failover to the first acknowledgement on the new primary.
   Time last_failover_gap;
 };
@@ -54,6 +56,7 @@ struct ReceiverStats {
   uint64_t pieces_placed = 0;         // retransmitted units copied into place
   uint64_t late_pieces = 0;           // retransmitted units for delivered messages: not copied
   uint64_t acks_sent = 0;
+  uint64_t ce_marked_wqes = 0;   // WQEs received CE-marked (echoed in their ACK)
   uint64_t grants_deferred = 0;  // WRITE requests that waited for arena space
   // One-sided operations (software_uc: the target's software sees them).
   uint64_t writes_placed = 0;      // the peer's one-sided WRITEs complete in our memory

@@ -21,7 +21,7 @@ constexpr std::array<std::string_view, 12> kRcBackedKeys = {
     "kind",     "cc",      "chunking",  "unit_size",  "max_chunk",    "send_threshold",
     "base_rtt", "min_rto", "ack_timer", "backup_qps", "rc_retry_cnt", "rc_timeout"};
 constexpr std::array<std::string_view, 1> kRcKeys = {"kind"};
-constexpr std::array<std::string_view, 3> kCcs = {"swift", "swift-md", "none"};
+constexpr std::array<std::string_view, 4> kCcs = {"swift", "swift-md", "dcqcn", "none"};
 // The transport's default immediate layout: 10 bits of chunk offset (docs/transport.md).
 constexpr uint64_t kChunkOffsetBits = 10;
 
@@ -70,6 +70,16 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
     r.fail("kind", fmt::format("\"{}\" runs over soft RNICs: set model = \"rnic\" in [nic]", kind));
   }
   if (auto cc = r.choice("cc", kCcs)) t.cc = *cc;
+  if (t.cc == "dcqcn" && t.kind != TransportKind::bifrost_uc) {
+    r.fail("cc",
+           "\"dcqcn\" needs kind \"bifrost-uc\": its ECN echo rides on software ACKs "
+           "(over RC, set dcqcn = true in [nic] instead)");
+  }
+  if (t.cc == "dcqcn" && nic.dcqcn) {
+    r.fail("cc",
+           "\"dcqcn\" and [nic] dcqcn = true would both drive the QPs' rate limiters; choose "
+           "one");
+  }
   if (auto chunking = r.boolean("chunking")) t.chunking = *chunking;
   chunk_sizes(r, t);
   if (auto base_rtt = r.positive_time("base_rtt")) t.base_rtt = *base_rtt;

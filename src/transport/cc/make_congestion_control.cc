@@ -2,6 +2,7 @@
 
 #include "bifrost/core/error.h"
 #include "bifrost/transport/cc/congestion_control.h"
+#include "bifrost/transport/cc/dcqcn.h"
 #include "bifrost/transport/cc/swift.h"
 
 namespace bifrost::transport {
@@ -28,8 +29,9 @@ std::unique_ptr<CongestionControl> make_congestion_control(std::string_view name
     p.loss_to_minimum = false;
     return std::make_unique<Swift>(p);
   }
+  if (name == "dcqcn") return std::make_unique<Dcqcn>(dcqcn_params_for(params));
   if (name == "none") return std::make_unique<NoCongestionControl>();
-  throw Error("unknown congestion control '{}' (known: swift, swift-md, none)", name);
+  throw Error("unknown congestion control '{}' (known: swift, swift-md, dcqcn, none)", name);
 }
 
 }  // namespace bifrost::transport

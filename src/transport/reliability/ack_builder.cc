@@ -19,8 +19,10 @@ bool AckBuilder::fits(const AckedWqe& wqe) const {
 }
 
 std::optional<AckTrigger> AckBuilder::add(const AckedWqe& wqe, uint32_t bytes,
-                                          Time received_nic_time, bool hint, bool out_of_order) {
+                                          Time received_nic_time, bool hint, bool out_of_order,
+                                          bool ce) {
   ack_.entries[ack_.count++] = wqe;
+  ack_.ecn_echo = ack_.ecn_echo || ce;
   bytes_ += bytes;
   newest_received_ = received_nic_time;
   if (wqe.is_send) {

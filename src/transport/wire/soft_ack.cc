@@ -54,7 +54,7 @@ wire::Result<std::size_t> encode_soft_ack(const SoftAck& ack, std::span<std::byt
   store_be32(p, ack.connection);
   store_u8(p + 4, ack.count);
   store_u8(p + 5, ack.timing_entry);
-  store_be16(p + 6, 0);
+  store_be16(p + 6, ack.ecn_echo ? kSoftAckEcnEcho : uint16_t{0});
   store_be32(p + 8, types);
   store_be32(p + 12, ack.ack_delay_ns);
   store_be64(p + 16, base);
@@ -71,7 +71,9 @@ wire::Result<SoftAck> decode_soft_ack(std::span<const std::byte> in) {
   const uint32_t types = load_be32(p + 8);
   ack.ack_delay_ns = load_be32(p + 12);
   const uint64_t base = load_be64(p + 16);
-  if (ack.count == 0 || ack.count > kSoftAckMaxEntries || load_be16(p + 6) != 0 ||
+  const uint16_t flags = load_be16(p + 6);
+  ack.ecn_echo = (flags & kSoftAckEcnEcho) != 0;
+  if (ack.count == 0 || ack.count > kSoftAckMaxEntries || (flags & ~kSoftAckEcnEcho) != 0 ||
       (ack.timing_entry != kNoTimingEntry && ack.timing_entry >= ack.count) ||
       (ack.count < 32 && (types >> ack.count) != 0)) {
     return wire::fail<SoftAck>(WireError::kFieldOutOfRange);

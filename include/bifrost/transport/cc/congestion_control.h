@@ -23,8 +23,9 @@ struct AckEvent {
 
 struct CcParams {
   Time base_rtt = Time::us(50);
-  uint64_t bdp_bytes = 625'000;  // line rate * base RTT
-  uint32_t mss = 4096;           // the smallest useful window step (the unit size)
+  uint64_t bdp_bytes = 625'000;      // line rate * base RTT
+  uint32_t mss = 4096;               // the smallest useful window step (the unit size)
+  Rate line_rate = Rate::Gbps(100);  // the configured link rate (TransportConfig::line_rate_bps)
 };
 
 class CongestionControl {
@@ -40,13 +41,14 @@ class CongestionControl {
 
   // Bytes the connection may have in flight.
   virtual uint64_t window_bytes() const = 0;
-  // A pacing rate for the NIC rate limiter, if the algorithm sets one.
+  // A pacing rate for the NIC rate limiter, if the algorithm sets one; nullopt: not limited.
+  // The connection applies it to its primary QP whenever it changes.
   virtual std::optional<Rate> pacing_rate() const { return std::nullopt; }
 };
 
 // "swift" (RTT AIMD, minimum window on loss: the default), "swift-md" (the same with a
-// multiplicative decrease on loss), "none" (an unlimited window). Throws Error naming the
-// known algorithms for any other name.
+// multiplicative decrease on loss), "dcqcn" (a rate from ECN echoes, see cc/dcqcn.h), "none"
+// (an unlimited window). Throws Error naming the known algorithms for any other name.
 std::unique_ptr<CongestionControl> make_congestion_control(std::string_view name,
                                                            const CcParams& params);
 

@@ -35,9 +35,11 @@ class AckBuilder {
   // pending SEND global (the 4-byte compression); otherwise send the pending ACK first.
   bool fits(const AckedWqe& wqe) const;
   // Records a received WQE (which must fit) and returns the trigger that says the ACK must go
-  // now, if any.
+  // now, if any. `ce`: the WQE arrived CE-marked; the ACK then carries the ECN echo. A mark
+  // does not trigger an ACK by itself: the sender learns of it within the usual coalescing
+  // delay, which is what DCQCN's NP does too (at most one CNP per interval).
   std::optional<AckTrigger> add(const AckedWqe& wqe, uint32_t bytes, Time received_nic_time,
-                                bool hint, bool out_of_order);
+                                bool hint, bool out_of_order, bool ce = false);
   bool empty() const { return ack_.count == 0; }
 
   // The pending ACK, timed at `post_nic_time` (T3' on the NIC clock); clears the builder and

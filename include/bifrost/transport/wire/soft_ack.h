@@ -6,7 +6,8 @@
 //   0  u32 connection     the id the *sender* gave the connection (so it finds it in O(1))
 //   4  u8  count          entries that follow, 1..32
 //   5  u8  timing_entry   the entry whose receive the ACK delay below measures; 0xFF: none
-//   6  u16 reserved       (0)
+//   6  u16 flags          bit 0 (kSoftAckEcnEcho): some acknowledged WQE arrived CE-marked
+//                         (the receiver's echo of ECN, for rate-based CC); the rest 0
 //   8  u32 type_bitmap    bit i (least significant first) is entry i's space: 1 SEND, 0 WRITE
 //  12  u32 ack_delay_ns   T3' - T2: from that entry's receive completion (NIC clock) to the
 //                         moment software posted this ACK (software clock, converted)
@@ -34,6 +35,7 @@ inline constexpr std::size_t kSoftAckHeaderSize = 24;
 inline constexpr std::size_t kSoftAckMaxEntries = 32;
 inline constexpr std::size_t kSoftAckMaxSize = kSoftAckHeaderSize + 4 * kSoftAckMaxEntries;
 inline constexpr uint8_t kNoTimingEntry = 0xFF;
+inline constexpr uint16_t kSoftAckEcnEcho = 0x0001;
 
 // One acknowledged WQE, decoded: a SEND by its global number, a WRITE chunk by its immediate.
 struct AckedWqe {
@@ -47,6 +49,7 @@ struct SoftAck {
   uint8_t timing_entry = kNoTimingEntry;
   uint32_t ack_delay_ns = 0;
   uint8_t count = 0;
+  bool ecn_echo = false;  // some acknowledged WQE was CE-marked (flags bit 0)
   std::array<AckedWqe, kSoftAckMaxEntries> entries{};
 };
 
@@ -55,7 +58,8 @@ struct SoftAck {
 // kBufferTooSmall if out cannot hold it.
 wire::Result<std::size_t> encode_soft_ack(const SoftAck& ack, std::span<std::byte> out);
 // Decodes an ACK that fills `in` exactly: kTruncated for a short header or missing entries,
-// kFieldOutOfRange for a bad count, timing entry, reserved bits, type bits past the count, a
+// kFieldOutOfRange for a bad count, timing entry, a flag bit other than the ECN echo, type bits
+// past the count, a
 // WRITE entry with the hint bit or a SEND entry past 2^64;
 // kPayloadNotAllowed for bytes after the last entry.
 wire::Result<SoftAck> decode_soft_ack(std::span<const std::byte> in);
