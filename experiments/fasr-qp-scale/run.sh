@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# FaSR at many QPs, the FaSR paper's Fig. 7(b) (16..5K QPs, no loss) and Fig. 7(c) (5K QPs at
+# several loss rates), with each NIC's QP-context cache sized like the paper's (see README.md).
+# Builds bifrost-rnic-loss in build/release and writes results.csv and qp_scale.png next to this
+# script. About fifteen minutes once the tool is built.
+#
+#   experiments/fasr-qp-scale/run.sh                    # both schedulers, every point
+#   BURSTS=1 QPS="16 5000" experiments/fasr-qp-scale/run.sh   # quick look
+set -euo pipefail
+source "$(dirname "$0")/../common.sh"
+qps_list="${QPS:-16 64 256 1024 2048 3072 4096 5000}"
+losses="${LOSSES:-0.001,0.005,0.01,0.02,0.05}"
+bursts="${BURSTS:-1 8}"
+measure_us="${MEASURE_US:-50000}"
+seed="${SEED:-1}"
+# Context SRAM: the paper's 2 MB for every selective engine; a ConnectX-6-like GBN NIC caches 256
+# bare 256-byte contexts. IRN's bitmaps are sized so that 5,000 of its contexts take the paper's
+# 3.3 MB: 3.3 MB / 5,000 - 256 B = 404 B = 20 B + 5 bitmaps of 77 B (614 packets).
+sram=2000000
+cx6=65536
+irn_bdp=614
+
+cd "$root"
+build_tools bifrost-rnic-loss
+tool="$build/tools/bifrost-rnic-loss"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# Every point: 8 KB WRITEs, two posted per QP, an ACK per packet, QPs starting 12 us apart (one
+# cold 1 us miss each, which the 110 Gb/s receive pipeline works off in 10 us), RTOs above a QP's
+# packet interval at 5K QPs (5,000 x 88 ns = 440 us), then `measure_us` of measurement.
+point() {  # name qps burst loss-list engine extra-args...
+  local name="$1" qps="$2" burst="$3" loss="$4" engine="$5"
+  shift 5
+  local spread=$((qps * 12))
+  local warmup=$((spread + 5000))
+  "$tool" -q --engine "$engine" --loss "$loss" --qps "$qps" --outstanding 2 --ack-every 1 \
+    --burst-packets "$burst" --start-spread-us "$spread" --warmup-us "$warmup" \
+    --duration-us $((warmup + measure_us)) --rto-low-us 2000 \
+    --rto-high-us 4000 --gbn-timeout 10 --seed "$seed" --json "$tmp/$name.json" "$@" >/dev/null
+}
+engines() {  # name-prefix qps burst loss-list
+  local prefix="$1" qps="$2" burst="$3" loss="$4"
+  point "$prefix-gbn" "$qps" "$burst" "$loss" gbn --context-cache-bytes "$cx6"
+  point "$prefix-irn" "$qps" "$burst" "$loss" irn --context-cache-bytes "$sram" --bdp-packets "$irn_bdp"
+  point "$prefix-srnic" "$qps" "$burst" "$loss" srnic --context-cache-bytes "$sram"
+  point "$prefix-fasr" "$qps" "$burst" "$loss" fasr --context-cache-bytes "$sram"
+}
+for burst in $bursts; do
+  for n in $qps_list; do
+    echo "== burst $burst: $n QPs, no loss" >&2
+    engines "b$burst-lossless-$n" "$n" "$burst" 0
+  done
+  echo "== burst $burst: 5000 QPs, loss $losses" >&2
+  engines "b$burst-lossy-5000" 5000 "$burst" "$losses"
+done
+if [ "${SENSITIVITY:-1}" = 1 ]; then
+  # IRN with our own accounting's bitmaps (BDP 74: 326 B contexts, 6,134 fit in 2 MB), and GBN
+  # with as many QPs as its cache holds: what each loses to loss alone, without misses.
+  echo "== sensitivity: IRN at BDP 74 (5000 QPs), GBN at 256 QPs, loss $losses" >&2
+  point "sens-irn-bdp74" 5000 1 "$losses" irn --context-cache-bytes "$sram" --bdp-packets 74
+  point "sens-gbn-256" 256 1 "$losses" gbn --context-cache-bytes "$cx6"
+fi
+
+/usr/bin/python3 - "$tmp" "$here" <<'PY'
+import csv, glob, json, os, sys
+tmp, here = sys.argv[1], sys.argv[2]
+rows = []
+for path in sorted(glob.glob(os.path.join(tmp, "*.json"))):
+    name = os.path.basename(path)[:-5]
+    with open(path) as f:
+        doc = json.load(f)
+    s = doc["scenario"]
+    for p in doc["points"]:
+        accesses = p["cache_hits"] + p["cache_misses"]
+        rows.append({
+            "figure": "7b" if "-lossless-" in name else "7c" if "-lossy-" in name else "sensitivity",
+            "series": name,
+            "burst_packets": s["burst_packets"],
+            "engine": p["engine"],
+            "qps": s["qps"],
+            "loss": p["loss"],
+            "goodput_fraction": round(p["acked_goodput_fraction"], 4),
+            "completed_goodput_fraction": round(p["goodput_fraction"], 4),
+            "ceiling_fraction": round(p["ceiling_fraction"], 4),
+            "context_cache_bytes": s["context_cache_bytes"],
+            "cache_contexts": p["cache_contexts"],
+            "cache_miss_fraction": round(p["cache_misses"] / accesses, 4) if accesses else "",
+            "pipeline_drops": p["pipeline_drops"],
+            "timeouts": p["timeouts"],
+            "retransmitted": p["retransmitted"],
+            "data_packets_sent": p["data_packets_sent"],
+            "pool_fallbacks": p["pool_fallbacks"],
+            "fast_recoveries": p["fast_recoveries"],
+            "slow_recoveries": p["slow_recoveries"],
+            "qp_fairness": round(p["qp_fairness"], 4),
+            "qp_min_fraction": round(p["qp_min_fraction"], 4),
+            "verified": p["verified"],
+            "verify_failures": p["verify_failures"],
+            "qp_error": p["qp_error"],
+            "qp_error_at_us": p["qp_error_at_us"],
+            "measured_us": round(s["duration_us"] - s["warmup_us"]),
+            "wall_seconds": round(p["wall_seconds"], 2),
+        })
+rows.sort(key=lambda r: (r["figure"], r["series"], r["qps"], r["loss"]))
+with open(os.path.join(here, "results.csv"), "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+    w.writeheader()
+    w.writerows(rows)
+PY
+/usr/bin/python3 "$here/plot.py" "$here"
+echo "results in $here/results.csv, qp_scale.png" >&2
