@@ -10,14 +10,6 @@
 namespace bifrost::rnic {
 namespace {
 
-bool before(uint32_t a, uint32_t b) {
-  return wire::psn_diff(a, b) < 0;
-}
-
-bool is_read(const SendWr& wr) {
-  return wr.opcode == WrOpcode::rdma_read;
-}
-
 bool is_write(WrOpcode op) {
   return op == WrOpcode::rdma_write || op == WrOpcode::rdma_write_with_imm;
 }
@@ -153,30 +145,23 @@ bool Requester::produce(world::Packet& out) {
     return true;
   }
   if (nic_.scheduler().now() < rnr_until_) return false;
-  if (read_resend_) {
-    read_resend_ = false;
-    Slot* slot = find_slot(una_);
-    if (slot != nullptr && is_read(slot->wr) &&
-        una_ == wire::psn_add(slot->first_psn, slot->read_received)) {
-      build(*slot, una_, out);
-      ++retransmitted_;
-      ++nic_.counters().tx_retransmitted;
-      arm_timer();
-      return true;
-    }
-  }
+  if (read_resend_ && produce_read_repair(out)) return true;
   while (const auto psn = engine_->next_retransmission(una_, snd_max_)) {
     Slot* slot = find_slot(*psn);
-    if (slot == nullptr || before(*psn, una_)) continue;
-    // A READ is re-requested from its first missing response; that covers the rest of it.
+    if (slot == nullptr || wire::psn_before(*psn, una_)) continue;
+    // A READ is re-requested from its first missing response: to its end under go-back-N, to
+    // the next response that arrived under selective repeat.
     if (is_read(slot->wr) && *psn != wire::psn_add(slot->first_psn, slot->read_received)) continue;
-    build(*slot, *psn, out);
+    const auto hole = is_read(slot->wr) && nic_.recovery().selective()
+                          ? next_read_hole(*slot, slot->read_received, true)
+                          : std::nullopt;
+    build(*slot, *psn, out, hole ? hole->count : 0);
     ++retransmitted_;
     ++nic_.counters().tx_retransmitted;
     arm_timer();
     return true;
   }
-  if (!before(snd_max_, psn_end_) || !engine_->may_send_new(in_flight())) return false;
+  if (!wire::psn_before(snd_max_, psn_end_) || !engine_->may_send_new(in_flight())) return false;
   Slot* slot = find_slot(snd_max_);
   if (slot == nullptr) return false;
   build(*slot, snd_max_, out);
@@ -189,7 +174,7 @@ bool Requester::produce(world::Packet& out) {
   return true;
 }
 
-void Requester::build(const Slot& slot, uint32_t psn, world::Packet& out) {
+void Requester::build(const Slot& slot, uint32_t psn, world::Packet& out, uint32_t read_responses) {
   const uint32_t mtu = qp_.query().path_mtu;
   const uint32_t dest_qp = qp_.type() == QpType::ud ? slot.wr.ud.qp_num : qp_.query().dest_qp_num;
   const auto index = static_cast<uint32_t>(wire::psn_diff(psn, slot.first_psn));
@@ -200,6 +185,10 @@ void Requester::build(const Slot& slot, uint32_t psn, world::Packet& out) {
     const uint64_t skip = uint64_t{index} * mtu;
     wqe.length -= skip;
     wqe.remote_addr += skip;
+    if (read_responses > 0) {
+      wqe.length =
+          static_cast<uint32_t>(std::min<uint64_t>(wqe.length, uint64_t{read_responses} * mtu));
+    }
     p = segment_packet(qp_.type(), wqe, mtu, psn, dest_qp, 0);
   } else {
     p = segment_packet(qp_.type(), wqe, mtu, slot.first_psn, dest_qp, index);
@@ -279,14 +268,15 @@ void Requester::receive(const world::Packet& packet) {
         if (info.fnack) {
           // FaSR: a retransmission was lost; the engine may time out early.
           ++nic_.counters().fnacks_received;
-          engine_->on_fnack(before(una_, acked_) ? acked_ : una_, snd_max_);
+          engine_->on_fnack(wire::psn_before(una_, acked_) ? acked_ : una_, snd_max_);
           nic_.wake(qp_);
           break;
         }
         engine_->on_sack_state(info.lost_cnt, info.overflow);
         // The cumulative part may pass an unfinished READ that holds una back: the requests
         // after the READ did arrive, and the engine must not resend them.
-        engine_->on_sack(before(una_, acked_) ? acked_ : una_, packet.roce.sr.sequence, snd_max_);
+        engine_->on_sack(wire::psn_before(una_, acked_) ? acked_ : una_, packet.roce.sr.sequence,
+                         snd_max_);
       } else {
         engine_->on_nak(una_, snd_max_);
       }
@@ -298,59 +288,31 @@ void Requester::receive(const world::Packet& packet) {
   }
 }
 
-void Requester::on_read_response(const world::Packet& packet) {
-  const uint32_t psn = packet.roce.bth.psn;
-  Slot* slot = find_slot(psn);
-  if (slot == nullptr || !is_read(slot->wr)) return;
-  const uint32_t expected = wire::psn_add(slot->first_psn, slot->read_received);
-  if (psn == expected && before(una_, psn)) acknowledge_to(psn);  // implied ACK of earlier ones
-  slot = find_slot(psn);
-  if (slot == nullptr || psn != expected || una_ != psn) {
-    if (!before(psn, expected) && !read_gap_reported_) report_read_gap();
-    return;
-  }
-  const uint32_t mtu = qp_.query().path_mtu;
-  const uint64_t offset = uint64_t{slot->read_received} * mtu;
-  if (offset + packet.payload.length > slot->wr.sge.length) {
-    fail(WcStatus::local_length_error, 0);
-    return;
-  }
-  if (packet.payload.length > 0 && slot->mr != nullptr && slot->mr->memory != nullptr) {
-    slot->mr->memory->write(slot->wr.sge.addr + offset, packet.payload);
-  }
-  ++slot->read_received;
-  una_ = wire::psn_add(psn, 1);
-  if (before(acked_, una_)) acked_ = una_;
-  read_gap_reported_ = false;
-  engine_->on_ack(una_);
-  if (slot->read_received == slot->span) {
-    complete_front();
-    // An ACK that passed this READ before its last response arrived acknowledged more.
-    if (before(una_, acked_)) acknowledge_to(acked_);
-  }
-  after_progress();
-}
-
 bool Requester::acknowledge_to(uint32_t target) {
-  if (!before(una_, target) || before(snd_max_, target)) return false;
-  if (before(acked_, target)) acked_ = target;
+  if (!wire::psn_before(una_, target) || wire::psn_before(snd_max_, target)) return false;
+  if (wire::psn_before(acked_, target)) acked_ = target;
   uint32_t new_una = target;
   bool implied_nak = false;
   while (!sq_.empty()) {
     Slot& s = sq_.front();
     if (is_read(s.wr)) {
-      // An ACK beyond a READ whose responses did not all arrive means they were lost.
       const uint32_t limit = wire::psn_add(s.first_psn, s.read_received);
-      if (before(limit, new_una)) {
+      // Under selective repeat a READ's responses may all be in before it reaches the front.
+      if (s.read_received == s.span && !wire::psn_before(new_una, limit)) {
+        complete_front();
+        continue;
+      }
+      // An ACK beyond a READ whose responses did not all arrive means they were lost.
+      if (wire::psn_before(limit, new_una)) {
         new_una = limit;
         implied_nak = true;
       }
       break;
     }
-    if (before(new_una, wire::psn_add(s.first_psn, s.span))) break;
+    if (wire::psn_before(new_una, wire::psn_add(s.first_psn, s.span))) break;
     complete_front();
   }
-  const bool moved = before(una_, new_una);
+  const bool moved = wire::psn_before(una_, new_una);
   if (moved) {
     una_ = new_una;
     engine_->on_ack(una_);
@@ -364,9 +326,11 @@ void Requester::report_read_gap() {
   read_gap_reported_ = true;
   // Selective repeat asks again only for the READ's missing responses: the requests after it
   // are the engine's business (SACKed, ACKed or timed out), and resending them all would be
-  // going back N. GBN goes back to the READ, as hardware does.
+  // going back N. GBN goes back to the READ, as hardware does. The responder has gone past the
+  // READ, so responses missing at its end are lost too.
   if (nic_.recovery().selective()) {
     read_resend_ = true;
+    read_tail_lost_ = true;
   } else {
     engine_->on_nak(una_, snd_max_);
   }
@@ -410,6 +374,7 @@ void Requester::reset() {
   next_ssn_ = 0;
   read_gap_reported_ = false;
   read_resend_ = false;
+  read_tail_lost_ = false;
   rnr_until_ = Time::zero();
 }
 
@@ -458,10 +423,16 @@ void Requester::on_timer() {
   }
   --retries_left_;
   read_gap_reported_ = false;
-  if (nic_.recovery().selective() && before(una_, acked_)) {
+  // Re-requests of a READ's holes may have been lost too: after a timeout every hole counts.
+  if (Slot* slot = find_slot(una_); slot != nullptr && is_read(slot->wr)) {
+    slot->read_asked_to = slot->read_received;
+  }
+  if (nic_.recovery().selective() && wire::psn_before(una_, acked_)) {
     // An unfinished READ holds una back while the requests after it are acknowledged: ask
-    // for the READ again, and time out only what follows the acknowledgement.
+    // for the READ's missing responses again, the holes already asked for too, and time out
+    // only what follows the acknowledgement.
     read_resend_ = true;
+    read_tail_lost_ = true;
     engine_->on_timeout(acked_, snd_max_);
   } else {
     engine_->on_timeout(una_, snd_max_);

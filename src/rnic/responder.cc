@@ -10,14 +10,6 @@
 #include "bifrost/wire/headers.h"
 
 namespace bifrost::rnic {
-namespace {
-
-bool before(uint32_t a, uint32_t b) {
-  return wire::psn_diff(a, b) < 0;
-}
-
-}  // namespace
-
 Responder::Responder(QueuePair& qp, NicContext& nic)
     : qp_(qp), nic_(nic), engine_(nic.recovery().make_responder()) {}
 
@@ -68,7 +60,7 @@ Time Responder::pipeline_stall(const world::Packet& packet) {
   const uint32_t span = kind.operation == Operation::read_request
                             ? read_response_count(packet.roce.reth.dma_length, qp_.query().path_mtu)
                             : 1;
-  switch (pipeline_view_->classify(psn, pipeline_epsn_)) {
+  switch (pipeline_view_->classify(psn, pipeline_epsn_, span)) {
     case recovery::Arrival::in_order:
       pipeline_epsn_ = pipeline_view_->advance(pipeline_epsn_, span);
       break;
@@ -111,7 +103,7 @@ void Responder::receive_rc(const world::Packet& packet) {
   const uint32_t span = kind.operation == Operation::read_request
                             ? read_response_count(packet.roce.reth.dma_length, mtu)
                             : 1;
-  const Arrival arrival = engine_->classify(psn, epsn_);
+  const Arrival arrival = engine_->classify(psn, epsn_, span);
   auto& counters = nic_.counters();
   if (arrival == Arrival::duplicate) {
     ++counters.rx_duplicates;
@@ -139,9 +131,11 @@ void Responder::receive_rc(const world::Packet& packet) {
     }
     return;
   }
-  // READ responses imply that every earlier request arrived (the requester completes them on
-  // it), so a READ runs only in order: one ahead of a gap is dropped unSACKed and comes again.
-  if (arrival == Arrival::out_of_order && kind.operation == Operation::read_request) {
+  // Under go-back-N READ responses imply that every earlier request arrived (the requester
+  // completes them on it), so a READ runs only in order. The selective engines acknowledge
+  // every READ request instead (R-READ), so a READ ahead of a gap runs at once and is SACKed.
+  const bool read = kind.operation == Operation::read_request;
+  if (arrival == Arrival::out_of_order && read && !nic_.recovery().selective()) {
     ++counters.rx_dropped_sequence;
     return;
   }
@@ -166,12 +160,13 @@ void Responder::receive_rc(const world::Packet& packet) {
   epsn_ = next;
   if (kind.ends_message()) msn_ = (msn_ + 1) & wire::kPsnMask;
   complete_pending();
-  // The responses acknowledge a READ, but not the PSNs after it that had arrived out of
-  // order: a jump past them needs an ACK (it follows the responses).
-  if (kind.operation == Operation::read_request && !jumped) return;
+  // Under go-back-N the responses acknowledge a READ, but not the PSNs after it that had
+  // arrived out of order: a jump past them needs an ACK (it follows the responses). The
+  // selective engines ACK every READ request, behind its responses.
+  if (read && !jumped && !nic_.recovery().selective()) return;
   const uint32_t every = nic_.data_path().ack_every_packets;
   ++since_ack_;
-  if (packet.roce.bth.ack_request || jumped || (every != 0 && since_ack_ >= every)) {
+  if (packet.roce.bth.ack_request || jumped || read || (every != 0 && since_ack_ >= every)) {
     send_ack(wire::make_ack(msn_), wire::psn_add(epsn_, wire::kPsnMask));
   }
 }
@@ -238,13 +233,24 @@ Responder::Outcome Responder::execute_read(const world::Packet& packet) {
   job.va = reth.virtual_address;
   job.length = reth.dma_length;
   job.mr = nic_.memory().find_by_rkey(reth.rkey);
-  // A READ asked again from a PSN inside one still queued rewinds it there, as on hardware:
-  // the old stream would only repeat what the requester is about to get again.
-  std::erase_if(reads_, [&job](const ReadJob& queued) {
+  // A READ asked again from a PSN inside one still queued, up to its end, rewinds it there, as
+  // on hardware: the old stream would only repeat what the requester is about to get again.
+  // A re-request of a hole (the selective engines' R-READ) leaves the stream going and is
+  // answered first.
+  const uint32_t end = wire::psn_add(job.psn, job.count);
+  bool hole = false;
+  std::erase_if(reads_, [&](const ReadJob& queued) {
     const int32_t offset = wire::psn_diff(job.psn, queued.psn);
-    return !queued.ack && offset >= 0 && offset < static_cast<int32_t>(queued.count);
+    if (queued.ack || offset < 0 || offset >= static_cast<int32_t>(queued.count)) return false;
+    if (wire::psn_diff(end, wire::psn_add(queued.psn, queued.count)) >= 0) return true;
+    hole = true;
+    return false;
   });
-  reads_.push_back(job);
+  if (hole) {
+    reads_.push_front(job);
+  } else {
+    reads_.push_back(job);
+  }
   nic_.wake(qp_);
   return Outcome::ok;
 }
@@ -345,12 +351,13 @@ Responder::RecvSlot* Responder::receive_slot(uint32_t ssn) {
 void Responder::add_pending(const Pending& pending) {
   // Usually the newest; out-of-order arrivals insert by PSN.
   auto it = pending_.end();
-  while (it != pending_.begin() && before(pending.last_psn, std::prev(it)->last_psn)) --it;
+  while (it != pending_.begin() && wire::psn_before(pending.last_psn, std::prev(it)->last_psn))
+    --it;
   pending_.insert(it, pending);
 }
 
 void Responder::complete_pending() {
-  while (!pending_.empty() && before(pending_.front().last_psn, epsn_)) {
+  while (!pending_.empty() && wire::psn_before(pending_.front().last_psn, epsn_)) {
     Pending p = pending_.front();
     pending_.pop_front();
     complete_receive(p);

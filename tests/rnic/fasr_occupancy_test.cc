@@ -91,7 +91,7 @@ TEST(FasrOccupancy, ADeviceStartsItsPoolsClockWhenItIsMade) {
 
 // A responder as the device drives it.
 Arrival arrive(FasrResponder& rx, uint32_t psn, uint32_t expected) {
-  const Arrival a = rx.classify(psn, expected);
+  const Arrival a = rx.classify(psn, expected, 1);
   if (a == Arrival::out_of_order) rx.record(psn, 1);
   rx.feedback(a);
   return a;

@@ -21,7 +21,7 @@ struct Receiver {
   explicit Receiver(std::shared_ptr<FasrPool> p, uint32_t first = 0)
       : pool(std::move(p)), rx(pool), expected(first) {}
   Arrival arrive(uint32_t psn) {
-    const Arrival a = rx.classify(psn, expected);
+    const Arrival a = rx.classify(psn, expected, 1);
     if (a == Arrival::in_order) expected = rx.advance(expected, 1);
     if (a == Arrival::out_of_order) rx.record(psn, 1);
     last = rx.feedback(a);

@@ -103,8 +103,9 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--message-bytes", o.message_bytes, "bytes per message")->capture_default_str();
-  app.add_option("--opcode", o.opcode, "write (RDMA WRITE) or send")
-      ->check(CLI::IsMember({"write", "send"}))
+  app.add_option("--opcode", o.opcode,
+                 "write (RDMA WRITE), send or read (RDMA READ: the data comes back in responses)")
+      ->check(CLI::IsMember({"write", "send", "read"}))
       ->capture_default_str();
   app.add_option("--rate-gbps", o.rate_gbps, "line rate, each direction")->capture_default_str();
   app.add_option("--rtt-us", o.rtt_us, "base RTT: MTU frame + ACK serialization + 2 x delay")

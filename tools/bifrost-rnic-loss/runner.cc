@@ -68,7 +68,9 @@ class Runner {
   Runner(const Options& o, EngineKind engine, double loss)
       : o_(o), engine_(engine), loss_(loss), pair_(config()) {
     slots_ = (kBufferBytes / 2) / o.message_bytes;
-    pair_.a().memory->fill(kSrcBase, slots_ * o.message_bytes, 1);
+    // The messages' source: a's for WRITE and SEND, b's for READ.
+    sim::NicPair::Side& source = wr_opcode(o) == rnic::WrOpcode::rdma_read ? pair_.b() : pair_.a();
+    source.memory->fill(kSrcBase, slots_ * o.message_bytes, 1);
     if (o.burst_len > 1 && loss > 0) {
       for (int side = 0; side < 2; ++side) {
         BurstLoss* b =
@@ -269,7 +271,12 @@ class Runner {
     wr.wr_id = id;
     wr.opcode = wr_opcode(o_);
     wr.sge = rnic::Sge{kSrcBase + offset, o_.message_bytes, a.mr->lkey};
-    if (wr.opcode == rnic::WrOpcode::send) {
+    if (wr.opcode == rnic::WrOpcode::rdma_read) {
+      // b's source lands in a's destination slot.
+      wr.sge.addr = kDstBase + offset;
+      wr.remote_addr = kSrcBase + offset;
+      wr.rkey = pair_.b().mr->rkey;
+    } else if (wr.opcode == rnic::WrOpcode::send) {
       sim::NicPair::Side& b = pair_.b();
       receivers_[q]->post_recv(
           rnic::RecvWr{id, rnic::Sge{kDstBase + offset, o_.message_bytes, b.mr->lkey}});
@@ -304,8 +311,11 @@ class Runner {
       if (o_.verify_every > 0 && wc.wr_id % o_.verify_every == 0) {
         const uint64_t offset = slot_of(wc.wr_id) * o_.message_bytes;
         ++result_.verified;
-        if (!rnic::same_content(*pair_.a().memory, kSrcBase + offset, *pair_.b().memory,
-                                kDstBase + offset, o_.message_bytes)) {
+        const bool read = wr_opcode(o_) == rnic::WrOpcode::rdma_read;
+        const rnic::HostMemory& source = read ? *pair_.b().memory : *pair_.a().memory;
+        const rnic::HostMemory& target = read ? *pair_.a().memory : *pair_.b().memory;
+        if (!rnic::same_content(source, kSrcBase + offset, target, kDstBase + offset,
+                                o_.message_bytes)) {
           ++result_.verify_failures;
         }
       }

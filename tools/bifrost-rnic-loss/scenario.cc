@@ -18,10 +18,25 @@ Rate gigabits(double gbps) {
 }
 
 rnic::WrOpcode wr_opcode(const Options& o) {
-  return o.opcode == "send" ? rnic::WrOpcode::send : rnic::WrOpcode::rdma_write;
+  if (o.opcode == "send") return rnic::WrOpcode::send;
+  return o.opcode == "read" ? rnic::WrOpcode::rdma_read : rnic::WrOpcode::rdma_write;
 }
 
 double ceiling_fraction(const Options& o, bool selective) {
+  if (wr_opcode(o) == rnic::WrOpcode::rdma_read) {
+    // The data travels in READ responses, which carry no SR extension.
+    const uint32_t count = rnic::read_response_count(o.message_bytes, o.mtu);
+    uint64_t wire_bytes = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint32_t length = std::min<uint32_t>(o.mtu, o.message_bytes - i * o.mtu);
+      const auto opcode = count == 1       ? wire::Opcode::kRcReadResponseOnly
+                          : i == 0         ? wire::Opcode::kRcReadResponseFirst
+                          : i + 1 == count ? wire::Opcode::kRcReadResponseLast
+                                           : wire::Opcode::kRcReadResponseMiddle;
+      wire_bytes += wire::ethernet_frame_size(opcode, length);
+    }
+    return static_cast<double>(o.message_bytes) / static_cast<double>(wire_bytes);
+  }
   rnic::SendWqe wqe;
   wqe.opcode = wr_opcode(o);
   wqe.length = o.message_bytes;

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "bifrost/rnic/completion_queue.h"
 #include "bifrost/rnic/nic_context.h"
@@ -52,14 +54,45 @@ class Requester {
     uint32_t first_psn = 0;
     uint32_t span = 1;           // PSNs used: request packets, or READ response packets
     uint32_t read_received = 0;  // READ: responses placed, in order
-    uint32_t ssn = 0;            // receive sequence number, for SEND and WRITE_WITH_IMM
+    // READ under selective repeat (R-READ): which responses arrived beyond read_received
+    // (empty until one does), and up to which index the holes before them were asked again.
+    std::vector<bool> read_ahead;
+    uint32_t read_asked_to = 0;
+    uint32_t ssn = 0;  // receive sequence number, for SEND and WRITE_WITH_IMM
     bool consumes_receive = false;
   };
 
+  // Missing READ responses [first, first + count), by index within the READ.
+  struct ReadHole {
+    uint32_t first = 0;
+    uint32_t count = 0;
+  };
+
+  static bool is_read(const SendWr& wr) { return wr.opcode == WrOpcode::rdma_read; }
   Slot* find_slot(uint32_t psn);
-  void build(const Slot& slot, uint32_t psn, world::Packet& out);
+  // A READ built from response index psn - first_psn asks for `read_responses` responses, or
+  // for the rest of the READ when 0.
+  void build(const Slot& slot, uint32_t psn, world::Packet& out, uint32_t read_responses = 0);
   void on_ack(uint32_t psn);
   void on_read_response(const world::Packet& packet);
+  // Go-back-N: responses are taken in order only, a gap asks for the rest of the READ.
+  void on_read_response_in_order(const world::Packet& packet);
+  // Selective engines (R-READ): responses are placed wherever they fall, holes asked again.
+  void on_read_response_selective(const world::Packet& packet);
+  // Writes response `index` into the READ's buffer; false (and the QP failed) if it overruns.
+  bool place_read_response(Slot& slot, uint32_t index, const world::Payload& payload);
+  // Moves una_ through the READs at the front as far as their responses have arrived,
+  // completing each whole one, and acknowledges what an ACK passed meanwhile.
+  void read_progress();
+  // Selective engines: the READ at the front misses responses that later arrivals show lost
+  // (or, once the responder has gone past it, any at all): ask for them.
+  void check_read_holes();
+  // The first run of missing responses at or after index `from` that a later arrival shows
+  // lost, or with `tail` also one that runs to the READ's end.
+  std::optional<ReadHole> next_read_hole(const Slot& slot, uint32_t from, bool tail) const;
+  // Selective engines: builds the re-request of the next hole of the READ at una_; false if
+  // there is none.
+  bool produce_read_repair(world::Packet& out);
   // Moves una forward to `una` (never past an unfinished READ) and completes finished slots.
   // Returns true if una moved.
   bool acknowledge_to(uint32_t una);
@@ -88,7 +121,8 @@ class Requester {
   uint8_t retries_left_ = 0;
   uint8_t rnr_retries_left_ = 0;
   bool read_gap_reported_ = false;
-  bool read_resend_ = false;  // selective repeat: re-request the READ at una_ next
+  bool read_resend_ = false;     // selective repeat: re-request the READ at una_ next
+  bool read_tail_lost_ = false;  // ... including responses missing at its end
   Time rnr_until_ = Time::zero();
   Time progress_at_ = Time::max();  // last progress; max while nothing is in flight
   world::TimerId timer_;

@@ -139,5 +139,9 @@ inline constexpr uint32_t psn_add(uint32_t psn, uint32_t n) {
 inline constexpr int32_t psn_diff(uint32_t to, uint32_t from) {
   return static_cast<int32_t>(((to - from) & kPsnMask) << 8) >> 8;
 }
+// True if `a` comes before `b` in the 24-bit circle.
+inline constexpr bool psn_before(uint32_t a, uint32_t b) {
+  return psn_diff(a, b) < 0;
+}
 
 }  // namespace bifrost::wire

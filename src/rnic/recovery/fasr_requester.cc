@@ -3,23 +3,15 @@
 #include "bifrost/wire/headers.h"
 
 namespace bifrost::rnic::recovery {
-namespace {
-
-bool before(uint32_t a, uint32_t b) {
-  return wire::psn_diff(a, b) < 0;
-}
-
-}  // namespace
-
 FasrRequester::FasrRequester(const RecoveryConfig& config)
     : config_(config), sacked_(config.bdp_packets) {}
 
 void FasrRequester::on_ack(uint32_t una) {
-  const bool moved = before(una_, una);
+  const bool moved = wire::psn_before(una_, una);
   if (moved && recovering_ && !overflow_) {
     // The receiver's lost-cnt fell by the holes this ACK passed (retransmissions arrived).
     uint32_t n = 0;
-    for (uint32_t p = una_; before(p, una) && lost_cnt_ > 0 && n < config_.bdp_packets;
+    for (uint32_t p = una_; wire::psn_before(p, una) && lost_cnt_ > 0 && n < config_.bdp_packets;
          p = wire::psn_add(p, 1), ++n) {
       if (!sacked_.in_window(p) || !sacked_.test(p)) --lost_cnt_;
     }
@@ -27,7 +19,7 @@ void FasrRequester::on_ack(uint32_t una) {
   if (moved) fnack_armed_ = true;
   una_ = una;  // adopted even when "behind": the first PSN of a QP is arbitrary
   sacked_.move_to(una);
-  if (recovering_ && before(sack_high_, una)) {
+  if (recovering_ && wire::psn_before(sack_high_, una)) {
     recovering_ = false;
     lost_cnt_ = 0;
     overflow_ = false;
@@ -48,13 +40,13 @@ void FasrRequester::on_sack_state(uint8_t lost_cnt, bool overflow) {
 
 void FasrRequester::on_sack(uint32_t una, uint32_t sacked, uint32_t /*snd_max*/) {
   on_ack(una);
-  if (before(sacked, una)) return;
+  if (wire::psn_before(sacked, una)) return;
   if (sacked_.in_window(sacked)) sacked_.set(sacked);
   if (!recovering_) {
     recovering_ = true;
     sack_high_ = sacked;
     resend(una, sacked);
-  } else if (before(sack_high_, sacked)) {
+  } else if (wire::psn_before(sack_high_, sacked)) {
     const uint32_t gap_from = wire::psn_add(sack_high_, 1);
     if (gap_from != sacked) {
       const bool grew = sack_overflow_ || sack_lost_cnt_ > lost_cnt_;
@@ -102,9 +94,9 @@ void FasrRequester::time_out(uint32_t una, uint32_t snd_max) {
 std::optional<uint32_t> FasrRequester::next_retransmission(uint32_t una, uint32_t snd_max) {
   while (!queue_.empty()) {
     Range& r = queue_.front();
-    if (before(r.from, una)) r.from = una;
-    if (before(snd_max, r.to)) r.to = snd_max;
-    if (!before(r.from, r.to)) {
+    if (wire::psn_before(r.from, una)) r.from = una;
+    if (wire::psn_before(snd_max, r.to)) r.to = snd_max;
+    if (!wire::psn_before(r.from, r.to)) {
       queue_.pop_front();
       continue;
     }

@@ -82,7 +82,7 @@ bool FasrResponder::can_record(uint32_t psn) const {
   return pool_->blocks_to_cover(unit_, psn) <= pool_->free_blocks();
 }
 
-Arrival FasrResponder::classify(uint32_t psn, uint32_t expected) {
+Arrival FasrResponder::classify(uint32_t psn, uint32_t expected, uint32_t span) {
   rcv_nxt_ = expected;
   const int32_t d = wire::psn_diff(psn, expected);
   if (d < 0) return Arrival::duplicate;
@@ -96,7 +96,8 @@ Arrival FasrResponder::classify(uint32_t psn, uint32_t expected) {
     drop_reason_ = DropReason::go_back;
     return Arrival::drop;
   }
-  if (!can_record(psn)) {
+  // The last PSN a READ request occupies needs the most bitmap blocks.
+  if (!can_record(wire::psn_add(psn, span - 1))) {
     drop_reason_ = unit_ == FasrPool::kNull && pool_->free_units() == 0 ? DropReason::no_unit
                                                                         : DropReason::no_block;
     return Arrival::drop;
@@ -112,8 +113,13 @@ void FasrResponder::add_lost(uint32_t gap) {
   u.overflow = lost > FasrPool::kMaxLostCnt;
 }
 
-void FasrResponder::record(uint32_t psn, uint32_t /*span*/) {
-  // Out-of-order READ requests are never recorded (the responder drops them), so span is 1.
+void FasrResponder::record(uint32_t psn, uint32_t span) {
+  // An out-of-order READ request (R-READ) holds one PSN per response: each is recorded as if
+  // it had arrived, the first opening or extending the recovery episode, the rest contiguous.
+  for (uint32_t i = 0; i < span; ++i) record_one(wire::psn_add(psn, i));
+}
+
+void FasrResponder::record_one(uint32_t psn) {
   if (unit_ == FasrPool::kNull) {
     unit_ = pool_->allocate_unit();
     went_slow_ = false;

@@ -17,7 +17,7 @@ namespace {
 
 class GbnResponder final : public ResponderState {
  public:
-  Arrival classify(uint32_t psn, uint32_t expected) override {
+  Arrival classify(uint32_t psn, uint32_t expected, uint32_t /*span*/) override {
     const int32_t d = wire::psn_diff(psn, expected);
     if (d < 0) return Arrival::duplicate;
     if (d == 0) {

@@ -7,10 +7,6 @@
 namespace bifrost::rnic::recovery {
 namespace {
 
-bool before(uint32_t a, uint32_t b) {
-  return wire::psn_diff(a, b) < 0;
-}
-
 // The receiver remembers which PSNs above the expected one arrived, so a retransmission of the
 // expected PSN moves it past them at once.
 class IrnResponder final : public ResponderState {
@@ -18,12 +14,13 @@ class IrnResponder final : public ResponderState {
   IrnResponder(uint32_t window, bool host_bitmap, Time access)
       : received_(window), host_bitmap_(host_bitmap), access_(access) {}
 
-  Arrival classify(uint32_t psn, uint32_t expected) override {
+  Arrival classify(uint32_t psn, uint32_t expected, uint32_t span) override {
     received_.move_to(expected);
     const int32_t d = wire::psn_diff(psn, expected);
     if (d < 0) return Arrival::duplicate;
     if (d == 0) return Arrival::in_order;
-    if (!received_.in_window(psn)) return Arrival::drop;
+    // Out of order, all of it must fit the bitmap (a READ request's responses too).
+    if (!received_.in_window(wire::psn_add(psn, span - 1))) return Arrival::drop;
     if (received_.test(psn)) return Arrival::duplicate;
     return Arrival::out_of_order;
   }
@@ -73,8 +70,8 @@ class IrnRequester final : public RequesterState {
   void on_ack(uint32_t una) override {
     sacked_.move_to(una);
     resent_.move_to(una);
-    if (before(scan_, una)) scan_ = una;
-    if (recovering_ && !before(una, recovery_end_)) recovering_ = false;
+    if (wire::psn_before(scan_, una)) scan_ = una;
+    if (recovering_ && !wire::psn_before(una, recovery_end_)) recovering_ = false;
   }
   void on_nak(uint32_t psn, uint32_t snd_max) override { restart(psn, snd_max); }
   void on_sack(uint32_t una, uint32_t sacked, uint32_t snd_max) override {
@@ -86,15 +83,15 @@ class IrnRequester final : public RequesterState {
       recovery_end_ = snd_max;
       scan_ = una;
       highest_ = above;
-    } else if (before(highest_, above)) {
+    } else if (wire::psn_before(highest_, above)) {
       highest_ = above;
     }
   }
   void on_timeout(uint32_t una, uint32_t snd_max) override { restart(una, snd_max); }
   std::optional<uint32_t> next_retransmission(uint32_t una, uint32_t /*snd_max*/) override {
     if (!recovering_) return std::nullopt;
-    if (before(scan_, una)) scan_ = una;
-    while (before(scan_, highest_)) {
+    if (wire::psn_before(scan_, una)) scan_ = una;
+    while (wire::psn_before(scan_, highest_)) {
       const uint32_t psn = scan_;
       scan_ = wire::psn_add(scan_, 1);
       if (!sacked_.in_window(psn)) continue;

@@ -45,9 +45,10 @@ Feedback selective_feedback(Arrival arrival);
 class ResponderState {
  public:
   virtual ~ResponderState() = default;
-  // Classifies a request packet `psn` while `expected` is the next in-order PSN. Records
-  // nothing: the responder may still refuse the packet (no receive posted).
-  virtual Arrival classify(uint32_t psn, uint32_t expected) = 0;
+  // Classifies a request packet `psn`, occupying `span` PSNs (a READ request one per response),
+  // while `expected` is the next in-order PSN. Records nothing: the responder may still refuse
+  // the packet (no receive posted).
+  virtual Arrival classify(uint32_t psn, uint32_t expected, uint32_t span) = 0;
   // An out_of_order packet was accepted; it occupies `span` PSNs from `psn` (a READ request
   // occupies one PSN per response packet).
   virtual void record(uint32_t psn, uint32_t span) = 0;

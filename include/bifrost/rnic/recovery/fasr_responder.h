@@ -34,7 +34,7 @@ class FasrResponder final : public ResponderState {
   FasrResponder(const FasrResponder&) = delete;
   FasrResponder& operator=(const FasrResponder&) = delete;
 
-  Arrival classify(uint32_t psn, uint32_t expected) override;
+  Arrival classify(uint32_t psn, uint32_t expected, uint32_t span) override;
   void record(uint32_t psn, uint32_t span) override;
   uint32_t advance(uint32_t expected, uint32_t span) override;
   Feedback feedback(Arrival arrival) override;
@@ -59,6 +59,7 @@ class FasrResponder final : public ResponderState {
   // Whether the pool can take the out-of-order `psn` now.
   bool can_record(uint32_t psn) const;
   void add_lost(uint32_t gap);
+  void record_one(uint32_t psn);
   void finish();
 
   std::shared_ptr<FasrPool> pool_;
