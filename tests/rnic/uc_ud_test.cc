@@ -176,6 +176,39 @@ TEST(Uc, DuplicatedOnlyPacketIsPlacedAgain) {
   for (int i = 0; i < kMessages; ++i) EXPECT_GE(copies[i], 1) << "message " << i;
 }
 
+// Receive completions flag a CE mark on the message's packets (a soft-RNIC extension the
+// Bifröst transport echoes for its software DCQCN). One packet per message: the flags count
+// exactly the packets the wire marked, and packets that are not ECN-capable are never marked.
+uint64_t ce_flagged(bool ecn_capable, uint64_t& marked) {
+  NicPairConfig c = uc_config();
+  c.wire.ce_mark = 0.5;
+  c.wire.seed = 11;
+  c.device.data_path.ecn_capable = ecn_capable;
+  NicPair pair(c);
+  constexpr int kMessages = 64;
+  for (int i = 0; i < kMessages; ++i) {
+    post_recv(pair.b(), i, kDst + i * kSlot, 500);
+    pair.a().qp->post_send(make_send(i, WrOpcode::send, pair.a(), kSrc + i * kSlot, 500));
+  }
+  pair.kernel().run();
+  const auto got = pair.b().poll();
+  EXPECT_EQ(got.size(), size_t{kMessages});
+  marked = pair.wire().counters(0).ce_marked;
+  uint64_t flagged = 0;
+  for (const auto& wc : got) flagged += wc.ecn_ce ? 1 : 0;
+  return flagged;
+}
+
+TEST(Uc, ReceiveCompletionsFlagCeMarkedMessages) {
+  uint64_t marked = 0;
+  const uint64_t flagged = ce_flagged(true, marked);
+  EXPECT_GT(marked, 10u);
+  EXPECT_LT(marked, 54u);
+  EXPECT_EQ(flagged, marked);
+  EXPECT_EQ(ce_flagged(false, marked), 0u);
+  EXPECT_EQ(marked, 0u);
+}
+
 // UD: both sides have a UD QP; side a sends to side b's QPN with b's Q_Key.
 NicPairConfig ud_config() {
   NicPairConfig c;
