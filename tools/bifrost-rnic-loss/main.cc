@@ -146,11 +146,16 @@ int main(int argc, char** argv) {
   app.add_option("--retry-cnt", o.retry_cnt, "RC retry count before the QP fails")
       ->check(CLI::Range(0, 7))
       ->capture_default_str();
-  app.add_option("--bdp-packets", o.bdp_packets, "IRN/SRNIC: packets in flight cap")
+  app.add_option(
+         "--bdp-packets", o.bdp_packets,
+         "IRN/SRNIC/FaSR: packets in flight cap; also the size of IRN's five bitmaps, which "
+         "its context (and so the context cache) holds")
       ->capture_default_str();
-  app.add_option("--rto-low-us", o.rto_low_us, "IRN/SRNIC: RTO with few packets in flight")
+  app.add_option("--rto-low-us", o.rto_low_us,
+                 "IRN/SRNIC/FaSR: RTO with at most 3 packets in flight")
       ->capture_default_str();
-  app.add_option("--rto-high-us", o.rto_high_us, "IRN/SRNIC: RTO otherwise")->capture_default_str();
+  app.add_option("--rto-high-us", o.rto_high_us, "IRN/SRNIC/FaSR: RTO otherwise")
+      ->capture_default_str();
   app.add_flag(
       "--pipeline", o.pipeline,
       "model the NICs' finite receive pipeline (needed for SRNIC's bitmap stalls to cost)");
