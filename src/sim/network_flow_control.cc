@@ -10,6 +10,7 @@
 #include "bifrost/core/error.h"
 #include "bifrost/core/overloaded.h"
 #include "bifrost/sim/network.h"
+#include "bifrost/wire/codec.h"
 
 namespace bifrost::sim {
 namespace {
@@ -25,11 +26,13 @@ const scenario::LinkClassFlowControl* override_of(const NetworkConfig& config,
 }  // namespace
 
 // The largest data frame either flow source sends: a full RDMA WRITE FIRST (RETH) or, for the
-// soft RNIC, a full WRITE ONLY with immediate (RETH + ImmDt).
+// soft RNIC, a full WRITE ONLY with immediate (RETH + ImmDt), plus the SR extension the
+// selective engines put on every request packet.
 uint32_t Network::max_data_frame(Bytes mtu) {
   const auto payload = static_cast<uint32_t>(mtu.count());
   return std::max(net::data_frame_bytes(wire::Opcode::kRcWriteFirst, payload),
-                  net::data_frame_bytes(wire::Opcode::kRcWriteOnlyImm, payload));
+                  net::data_frame_bytes(wire::Opcode::kRcWriteOnlyImm, payload)) +
+         static_cast<uint32_t>(wire::kSrExtensionSize);
 }
 
 uint32_t Network::port_on_link(uint32_t node, uint32_t link) const {
@@ -93,8 +96,8 @@ void Network::install_pfc(const NetworkConfig& config, const scenario::PfcConfig
   if (pfc.headroom) {
     c.headroom = *pfc.headroom;
   } else {
-    const uint32_t max_frame = net::data_frame_bytes(wire::Opcode::kRcWriteFirst,
-                                                     static_cast<uint32_t>(config.mtu.count()));
+    // Sized for the largest frame any flow source sends, as the PFC point checks.
+    const uint32_t max_frame = max_data_frame(config.mtu);
     c.headroom = net::pfc_headroom_bound({.rate = info.link->rate(),
                                           .propagation = info.link->propagation(),
                                           .ingress_latency = config.switch_latency,

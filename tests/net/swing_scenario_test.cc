@@ -86,12 +86,12 @@ TEST(SwingScenario, StrictErrors) {
 TEST(SwingScenario, RelayBufferBelowTheRuleNamesTheTable) {
   const std::string message =
       run_error(two_dc_incast("[switch.flow_control.dci]\nkind = \"swing\"\nbuffer = \"300KB\"\n"));
-  // S = 1106 (WRITE ONLY with immediate at MTU 1024), latency 0, jitter 5 ns:
-  // 2 x 1106 + bytes_in(40.01 us + T(1126) + T(84)) = 2,212 + 501,335.
+  // S = 1130 (WRITE ONLY with immediate at MTU 1024, with the 24-byte SR extension), latency
+  // 0, jitter 5 ns: 2 x 1130 + bytes_in(40.01 us + T(1150) + T(84)) = 2,260 + 501,359.
   EXPECT_TRUE(
       message.starts_with("test.toml:23:1: switch.flow_control.dci: SWING relay "
                           "'dc0.border/swing0': buffer of 300000 bytes per priority is "
-                          "below the 503547 bytes"))
+                          "below the 503619 bytes"))
       << message;
 }
 
