@@ -107,6 +107,13 @@ void Requester::check_read_holes() {
 
 std::optional<Requester::ReadHole> Requester::next_read_hole(const Slot& slot, uint32_t from,
                                                              bool tail) const {
+  if (slot.read_ahead.empty()) {
+    // Nothing arrived past read_received (the common in-order stream): only a known tail is a
+    // hole, and no scan is needed on every response.
+    const uint32_t first = std::max(from, slot.read_received);
+    if (!tail || first >= slot.span) return std::nullopt;
+    return ReadHole{first, slot.span - first};
+  }
   const auto arrived = [&slot](uint32_t i) {
     return i < slot.read_received || (!slot.read_ahead.empty() && slot.read_ahead[i]);
   };
