@@ -198,7 +198,16 @@ void Device::notify_congestion(QueuePair& qp, const world::Packet& packet) {
 
 void Device::on_cnp(QueuePair& qp) {
   ++counters_.cnps_received;
-  if (!config_.dcqcn) return;
+  if (config_.dcqcn) cut_rate(qp);
+}
+
+void Device::on_retransmission_timeout(QueuePair& qp) {
+  if (!config_.slow_restart) return;
+  ++counters_.slow_restarts;
+  cut_rate(qp);
+}
+
+void Device::cut_rate(QueuePair& qp) {
   QueuePair::Scheduling& s = qp.scheduling();
   if (!s.dcqcn) s.dcqcn = std::make_unique<DcqcnReactionPoint>(*config_.dcqcn);
   s.dcqcn->on_cnp(scheduler_.now());

@@ -421,6 +421,7 @@ void Requester::on_timer() {
     fail(WcStatus::retry_exceeded, 0);
     return;
   }
+  nic_.on_retransmission_timeout(qp_);
   --retries_left_;
   read_gap_reported_ = false;
   // Re-requests of a READ's holes may have been lost too: after a timeout every hole counts.

@@ -4,7 +4,9 @@
 
 #include <utility>
 
+#include "bifrost/core/error.h"
 #include "bifrost/net/line_rate_flows.h"
+#include "bifrost/rnic/nic_profile.h"
 #include "bifrost/rnic/recovery/engine.h"
 #include "bifrost/sim/rnic_flows.h"
 
@@ -78,8 +80,44 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
   return d;
 }
 
+rnic::NicProfile nic_profile(const scenario::NicProfileSpec& spec) {
+  rnic::NicProfile p = rnic::find_nic_profile(spec.name);
+  if (spec.dcqcn_increase_period) p.dcqcn_increase_period = *spec.dcqcn_increase_period;
+  if (spec.dcqcn_increase_bytes) p.dcqcn_increase_bytes = spec.dcqcn_increase_bytes->count();
+  p.lossy.tx_window = spec.tx_window;
+  if (spec.tx_window_packets) p.lossy.tx_window_packets = *spec.tx_window_packets;
+  p.lossy.slow_restart = spec.slow_restart;
+  p.lossy.adaptive_retransmission = spec.adaptive_retransmission;
+  if (spec.adaptive_rto) p.lossy.adaptive_rto = *spec.adaptive_rto;
+  return p;
+}
+
+// The hosts a [nic.profile] names get the template with their profile applied.
+DeviceByHost profiled_devices(const scenario::Scenario& sc, const rnic::DeviceConfig& common) {
+  DeviceByHost out;
+  for (const scenario::NicProfileSpec& spec : sc.nic.profiles) {
+    rnic::DeviceConfig d = common;
+    try {
+      nic_profile(spec).apply(d);
+    } catch (const Error& e) {
+      throw Error("{}: {}", spec.where, e.what());
+    }
+    for (const uint32_t h : spec.hosts) out.emplace(h, d);
+  }
+  return out;
+}
+
 std::string nic_text(const scenario::Scenario& sc) {
-  return fmt::format("soft RNICs ({} recovery{})", sc.nic.recovery, sc.nic.dcqcn ? ", DCQCN" : "");
+  std::string profiles;
+  for (const scenario::NicProfileSpec& spec : sc.nic.profiles) {
+    profiles += fmt::format(", {} on {} hosts", spec.name, spec.hosts.size());
+    if (rnic::find_nic_profile(spec.name).needs_lossless && !sc.switches.pfc.enabled) {
+      profiles +=
+          fmt::format(" (warning: {} needs a lossless fabric and [switch.pfc] is off)", spec.name);
+    }
+  }
+  return fmt::format("soft RNICs ({} recovery{}{})", sc.nic.recovery, sc.nic.dcqcn ? ", DCQCN" : "",
+                     profiles);
 }
 
 // The soft-RNIC carriers: RnicFlows and TransportFlows share RnicFlowRecord and NIC counters.
@@ -116,6 +154,7 @@ RnicFlowsConfig rnic_flows_config(const scenario::Scenario& sc) {
   c.timeout = sc.nic.timeout;
   c.retry_cnt = sc.nic.retry_cnt;
   c.device = device_config(sc);
+  c.device_by_host = profiled_devices(sc, c.device);
   return c;
 }
 
@@ -156,6 +195,7 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
   const scenario::TransportSpec& t = sc.transport;
   TransportFlowsConfig c;
   c.device = device_config(sc);
+  c.device_by_host = profiled_devices(sc, c.device);
   c.endpoint.seed = sc.simulation.seed;
   transport::TransportConfig& tc = c.transport;
   tc.reliability = t.kind == scenario::TransportKind::bifrost_rc

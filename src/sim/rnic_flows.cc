@@ -48,7 +48,7 @@ RnicFlows::RnicFlows(EventKernel& kernel, Network& network, const RnicFlowsConfi
   nics_.resize(network.host_count());
   for (uint32_t h = 0; h < network.host_count(); ++h) {
     net::Host& host = network.host(h);
-    DeviceConfig dc = config.device;
+    DeviceConfig dc = detail::host_device(config.device, config.device_by_host, h);
     dc.name = host.name();
     dc.gids = host.addresses();
     Nic& nic = nics_[h];

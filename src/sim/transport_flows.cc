@@ -53,7 +53,7 @@ TransportFlows::TransportFlows(EventKernel& kernel, Network& network,
   hosts_.resize(network.host_count());
   for (uint32_t h = 0; h < network.host_count(); ++h) {
     net::Host& host = network.host(h);
-    rnic::DeviceConfig dc = config.device;
+    rnic::DeviceConfig dc = detail::host_device(config.device, config.device_by_host, h);
     dc.name = host.name();
     dc.gids = host.addresses();
     hosts_[h].name = host.name();

@@ -253,6 +253,11 @@ Time Sender::rto() const {
 }
 
 void Sender::arm_timer() {
+  // Over RC the NIC retransmits, and a WQE it cannot deliver ends in an error completion (retry
+  // exhaustion), which fails over. A software timeout there would only misread slow progress
+  // (a QP paused by PFC or paced by DCQCN) as loss: resend what the NIC still holds, and fail
+  // over a healthy QP.
+  if (config_.reliability == Reliability::hardware_rc) return;
   if (timer_.valid() || outstanding_ == 0) return;
   timer_ = scheduler_.at(last_progress_ + rto(), [this] {
     timer_ = {};

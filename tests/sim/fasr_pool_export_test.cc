@@ -30,28 +30,8 @@ using testing::run;
 // Every ordered pair of 4 hosts on a star exchanges 1 MB over FaSR soft RNICs; each host link
 // loses 1% of the frames in each direction. `nic_extra` adds [nic] keys.
 std::string lossy_all_to_all(const std::string& nic_extra = "", double loss = 0.01) {
-  return R"(
-[simulation]
-seed = 11
-mtu = 1024
-[topology]
-kind = "star"
-hosts = 4
-host_rate = "100Gbps"
-host_delay = "2us"
-host_loss = )" +
-         std::to_string(loss) +
-         R"(
-[nic]
-model = "rnic"
-recovery = "fasr"
-timeout = 4
-)" + nic_extra +
-         R"(
-[[workload]]
-kind = "all_to_all"
-size = "1MB"
-)";
+  return testing::lossy_star_all_to_all(11, std::to_string(loss),
+                                        "recovery = \"fasr\"\ntimeout = 4\n" + nic_extra, "1MB");
 }
 
 const rnic::recovery::FasrPool& pool_of(const RnicFlows& flows, uint32_t host) {

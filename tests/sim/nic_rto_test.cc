@@ -19,25 +19,7 @@ using testing::run;
 // RNICs; each host link loses 20% of the frames in each direction, so some messages lose their
 // only packet or its ACK, and only a timeout can resend it.
 std::string lossy_single_packets(const std::string& nic_extra) {
-  return R"(
-[simulation]
-seed = 3
-mtu = 1024
-[topology]
-kind = "star"
-hosts = 4
-host_rate = "100Gbps"
-host_delay = "2us"
-host_loss = 0.2
-[nic]
-model = "rnic"
-recovery = "irn"
-)" + nic_extra +
-         R"(
-[[workload]]
-kind = "all_to_all"
-size = "1KB"
-)";
+  return testing::lossy_star_all_to_all(3, "0.2", "recovery = \"irn\"\n" + nic_extra, "1KB");
 }
 
 TEST(NicRto, DefaultsAreTheEnginesDefaults) {

@@ -55,6 +55,29 @@ size = "1.5MB"
 )";
 }
 
+// 4 hosts on a star with 100 Gb/s, 2 us host links that lose `loss` of the frames each way, soft
+// RNICs with `nic` keys, and every ordered pair exchanging `size` bytes (MTU 1024).
+inline std::string lossy_star_all_to_all(int seed, const std::string& loss, const std::string& nic,
+                                         const std::string& size) {
+  return "[simulation]\nseed = " + std::to_string(seed) + R"(
+mtu = 1024
+[topology]
+kind = "star"
+hosts = 4
+host_rate = "100Gbps"
+host_delay = "2us"
+host_loss = )" +
+         loss + R"(
+[nic]
+model = "rnic"
+)" + nic +
+         R"(
+[[workload]]
+kind = "all_to_all"
+size = ")" +
+         size + "\"\n";
+}
+
 // The message of the Error that running `text` throws, or "no error".
 inline std::string run_error(const std::string& text) {
   try {

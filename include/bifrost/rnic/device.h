@@ -59,6 +59,10 @@ struct DeviceConfig {
   // packets ECN-capable.
   std::optional<DcqcnConfig> dcqcn{};
   Time min_time_between_cnps = kDcqcnMinTimeBetweenCnps;
+  // ConnectX-5's slow restart (roce_slow_restart_en, rnic/nic_profile.h): a retransmission
+  // timeout cuts the QP's DCQCN rate as a CNP would, so a QP that lost packets restarts slower
+  // and regains its rate by DCQCN's increase. Needs dcqcn.
+  bool slow_restart = false;
   // Packets the device keeps queued in its port; its own scheduler orders the rest.
   uint32_t port_queue_packets = 2;
 };
@@ -138,6 +142,9 @@ class Device final : public NicContext {
   // QP's rate limiter from its rate.
   void notify_congestion(QueuePair& qp, const world::Packet& packet);
   void on_cnp(QueuePair& qp);
+  void on_retransmission_timeout(QueuePair& qp) override;
+  // A DCQCN rate decrease of the QP, as a CNP causes.
+  void cut_rate(QueuePair& qp);
   void apply_dcqcn(QueuePair& qp);
 
   world::Scheduler& scheduler_;

@@ -56,6 +56,7 @@ struct DataPathCounters {
   uint64_t pipeline_stalls = 0;
   uint64_t cnps_sent = 0;
   uint64_t cnps_received = 0;
+  uint64_t slow_restarts = 0;  // rate cuts by retransmission timeouts (DeviceConfig::slow_restart)
 
   // Adds every counter of `o` (summing devices).
   DataPathCounters& operator+=(const DataPathCounters& o) {
@@ -82,6 +83,7 @@ struct DataPathCounters {
     pipeline_stalls += o.pipeline_stalls;
     cnps_sent += o.cnps_sent;
     cnps_received += o.cnps_received;
+    slow_restarts += o.slow_restarts;
     return *this;
   }
 };
@@ -101,6 +103,8 @@ class NicContext {
   virtual const RateLimiterConfig& rate_limiter_config() const = 0;
   // The QP has something to send (or may have): put it on the transmit scheduler.
   virtual void wake(QueuePair& qp) = 0;
+  // The requester of `qp` timed out (ConnectX-5's slow restart reacts to it).
+  virtual void on_retransmission_timeout(QueuePair& /*qp*/) {}
   // Queues an ACK-class packet (ACK, NAK, SACK, RNR NAK) of `qp`, sent before data.
   virtual void send_ack(QueuePair& qp, const wire::RoceHeaders& headers) = 0;
 };

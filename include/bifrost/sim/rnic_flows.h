@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bifrost/rnic/device.h"
+#include "bifrost/sim/detail/host_device.h"
 #include "bifrost/sim/event_kernel.h"
 #include "bifrost/sim/metrics/fasr_pool_metrics.h"
 #include "bifrost/sim/network.h"
@@ -20,6 +21,7 @@ namespace bifrost::sim {
 
 struct RnicFlowsConfig {
   rnic::DeviceConfig device{};  // template for every host's NIC (name and GIDs are set here)
+  detail::DeviceByHost device_by_host;  // hosts with a NIC of their own instead
   uint32_t mtu = 1024;
   uint8_t timeout = 8;  // RC QP timeout exponent: 4.096 us * 2^timeout
   uint8_t retry_cnt = 7;

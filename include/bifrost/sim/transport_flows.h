@@ -29,6 +29,7 @@
 #include "bifrost/core/percentiles.h"
 #include "bifrost/rnic/device.h"
 #include "bifrost/rnic/host_memory.h"
+#include "bifrost/sim/detail/host_device.h"
 #include "bifrost/sim/event_kernel.h"
 #include "bifrost/sim/metrics/run_metrics.h"
 #include "bifrost/sim/network.h"
@@ -40,6 +41,7 @@ namespace bifrost::sim {
 
 struct TransportFlowsConfig {
   rnic::DeviceConfig device{};  // template for every host's NIC (name and GIDs are set here)
+  detail::DeviceByHost device_by_host;  // hosts with a NIC of their own instead
   transport::TransportConfig transport{};
   transport::EndpointConfig endpoint{};  // seed and data class are set per endpoint
   // Software ACKs (on the UD QP) in the data's traffic class instead of the endpoint's higher

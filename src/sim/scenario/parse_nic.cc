@@ -7,7 +7,8 @@
 namespace bifrost::sim::scenario::detail {
 
 namespace {
-constexpr std::array<std::string_view, 22> kKeys = {"model",
+constexpr std::array<std::string_view, 23> kKeys = {"model",
+                                                    "profile",
                                                     "recovery",
                                                     "dcqcn",
                                                     "ack_every_packets",
@@ -30,7 +31,7 @@ constexpr std::array<std::string_view, 22> kKeys = {"model",
                                                     "dcqcn_hyper_increase",
                                                     "dcqcn_cnp_interval"};
 // Every key from "dcqcn_g" on.
-constexpr size_t kFirstDcqcnKey = 12;
+constexpr size_t kFirstDcqcnKey = 13;
 constexpr std::array<std::string_view, 2> kModels = {"line_rate", "rnic"};
 constexpr std::array<std::string_view, 4> kEngines = {"gbn", "irn", "srnic", "fasr"};
 constexpr std::array<std::string_view, 3> kPoolKeys = {"fasr_units", "fasr_blocks",
@@ -120,7 +121,7 @@ void parse_engine_keys(const TableReader& r, NicConfig& n) {
 }
 }  // namespace
 
-NicConfig parse_nic(const TableReader& r, Bytes mtu) {
+NicConfig parse_nic(const TableReader& r, Bytes mtu, const Topology& topology) {
   r.allow_only(kKeys);
   NicConfig n;
   if (auto model = r.choice("model", kModels)) {
@@ -141,6 +142,9 @@ NicConfig parse_nic(const TableReader& r, Bytes mtu) {
   if (auto retry = r.integer("retry_cnt", 0, 7)) n.retry_cnt = static_cast<uint8_t>(*retry);
   parse_engine_keys(r, n);
   parse_dcqcn_keys(r, n);
+  if (const toml::table* profiles = r.subtable("profile")) {
+    n.profiles = parse_nic_profiles(TableReader(*profiles, "nic.profile", r.file()), n, topology);
+  }
   return n;
 }
 

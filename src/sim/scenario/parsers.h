@@ -23,7 +23,10 @@ std::vector<LinkClassFlowControl> parse_flow_control(const TableReader& r,
 PfcConfig parse_pfc(const TableReader& r, Bytes buffer, Bytes mtu, std::string_view lead_key);
 // "123 bytes".
 std::string bytes_text(Bytes b);
-NicConfig parse_nic(const TableReader& r, Bytes mtu);
+NicConfig parse_nic(const TableReader& r, Bytes mtu, const Topology& topology);
+// The [nic.profile] table; `nic` is the rest of [nic], already parsed.
+std::vector<NicProfileSpec> parse_nic_profiles(const TableReader& r, const NicConfig& nic,
+                                               const Topology& topology);
 // [transport]; a Bifröst kind needs the soft RNIC model of `nic`.
 TransportSpec parse_transport(const TableReader& r, const NicConfig& nic);
 WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Topology& topology,

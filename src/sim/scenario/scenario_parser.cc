@@ -107,8 +107,8 @@ Scenario parse_scenario(std::string_view text, std::string_view name,
   s.topology = detail::parse_topology(TableReader(*topology, "topology", name));
   s.switches = detail::parse_switch(TableReader(table_or_empty(root, "switch"), "switch", name),
                                     s.simulation.mtu, s.topology);
-  s.nic =
-      detail::parse_nic(TableReader(table_or_empty(root, "nic"), "nic", name), s.simulation.mtu);
+  s.nic = detail::parse_nic(TableReader(table_or_empty(root, "nic"), "nic", name),
+                            s.simulation.mtu, s.topology);
   s.transport = detail::parse_transport(
       TableReader(table_or_empty(root, "transport"), "transport", name), s.nic);
   s.workloads = workloads(root, name, s, base_dir);

@@ -130,6 +130,13 @@ struct RecoveryConfig {
   uint32_t rto_low_threshold = 3;
   // GBN: a floor under the QP's own timeout, like a NIC's minimum RTO; zero uses the QP's.
   Time gbn_min_rto = Time::zero();
+  // GBN: ConnectX-5's optional lossy-RoCE features (rnic/nic_profile.h). A fixed in-flight
+  // window (roce_tx_window_en); 0 is none, the plain GBN NIC.
+  uint32_t gbn_tx_window = 0;
+  // Adaptive retransmission (roce_adp_retrans_en): the first timeout of a loss episode is this
+  // short, and each further timeout without progress doubles it, up to the QP's own timeout.
+  // Zero: off, every timeout is the QP's.
+  Time gbn_adaptive_rto = Time::zero();
   // SRNIC: the PCIe round trip one host-memory bitmap access stalls the receive pipeline for.
   Time srnic_bitmap_access = Time::ns(1300);
   // FaSR: the NIC-wide pool of SR state units and bitmap blocks.

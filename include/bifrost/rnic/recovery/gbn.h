@@ -6,7 +6,8 @@ namespace bifrost::rnic::recovery {
 
 class GbnEngine final : public Engine {
  public:
-  explicit GbnEngine(const RecoveryConfig& config) : config_(config) {}
+  // Throws Error for an adaptive first timeout below 0 or above 1 s.
+  explicit GbnEngine(const RecoveryConfig& config);
   std::string_view name() const override { return "gbn"; }
   bool selective() const override { return false; }
   // A go-back-N NIC keeps only the expected PSN and the NAK flag inside the base context.

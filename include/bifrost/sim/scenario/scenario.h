@@ -207,6 +207,21 @@ struct DcqcnSpec {
   Time cnp_interval = Time::us(4);  // the notification point's minimum time between CNPs
 };
 
+// [nic.profile.<name>]: hosts whose NIC is a generation profile (rnic::NicProfile: "cx4" or
+// "cx5"), with optional overrides of the profile's named differences.
+struct NicProfileSpec {
+  std::string name;
+  std::string where;  // "file:line:column: nic.profile.<name>", for errors found later
+  std::vector<uint32_t> hosts;
+  std::optional<Time> dcqcn_increase_period;
+  std::optional<Bytes> dcqcn_increase_bytes;
+  bool tx_window = false;
+  std::optional<uint32_t> tx_window_packets;
+  bool slow_restart = false;
+  bool adaptive_retransmission = false;
+  std::optional<Time> adaptive_rto;
+};
+
 struct NicConfig {
   NicModel model = NicModel::line_rate;
   std::string recovery = "gbn";  // gbn, irn, srnic or fasr
@@ -225,6 +240,8 @@ struct NicConfig {
   uint32_t fasr_units = 20;
   uint32_t fasr_blocks = 257;
   uint32_t fasr_block_bits = 16;
+  // Hosts not named by a profile have the soft RNIC these keys describe.
+  std::vector<NicProfileSpec> profiles;
 };
 
 // Which transport carries the flows (the [transport] table).

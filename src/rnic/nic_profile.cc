@@ -1,0 +1,58 @@
+#include "bifrost/rnic/nic_profile.h"
+
+#include "bifrost/core/error.h"
+
+namespace bifrost::rnic {
+
+NicProfile connectx4_profile() {
+  NicProfile p;
+  p.name = "cx4";
+  p.dcqcn_increase_period = Time::us(300);
+  p.dcqcn_increase_bytes = 32767;
+  p.needs_lossless = true;
+  return p;
+}
+
+NicProfile connectx5_profile() {
+  NicProfile p;
+  p.name = "cx5";
+  p.dcqcn_increase_period = Time::us(55);
+  p.dcqcn_increase_bytes = 10'000'000;
+  p.has_lossy_features = true;
+  return p;
+}
+
+NicProfile find_nic_profile(std::string_view name) {
+  if (name == "cx4") return connectx4_profile();
+  if (name == "cx5") return connectx5_profile();
+  throw Error("unknown NIC profile '{}': use cx4 or cx5", name);
+}
+
+void NicProfile::apply(DeviceConfig& device) const {
+  if (lossy.any() && !has_lossy_features) {
+    throw Error("NIC profile {}: this generation has no lossy-RoCE features", name);
+  }
+  if (dcqcn_increase_period <= Time::zero() || dcqcn_increase_bytes == 0) {
+    throw Error("NIC profile {}: the DCQCN increase timer and byte counter must be positive", name);
+  }
+  if (lossy.tx_window && lossy.tx_window_packets == 0) {
+    throw Error("NIC profile {}: the in-flight window needs at least one packet", name);
+  }
+  if (lossy.adaptive_retransmission && lossy.adaptive_rto <= Time::zero()) {
+    throw Error("NIC profile {}: the adaptive first timeout must be positive", name);
+  }
+  if (lossy.slow_restart && !device.dcqcn) {
+    throw Error("NIC profile {}: slow restart cuts the DCQCN rate; turn DCQCN on", name);
+  }
+  device.recovery.kind = recovery::EngineKind::gbn;
+  device.recovery.gbn_tx_window = lossy.tx_window ? lossy.tx_window_packets : 0;
+  device.recovery.gbn_adaptive_rto =
+      lossy.adaptive_retransmission ? lossy.adaptive_rto : Time::zero();
+  device.slow_restart = lossy.slow_restart;
+  if (device.dcqcn) {
+    device.dcqcn->increase_period = dcqcn_increase_period;
+    device.dcqcn->increase_bytes = dcqcn_increase_bytes;
+  }
+}
+
+}  // namespace bifrost::rnic
