@@ -45,6 +45,9 @@ void check_control_message(std::span<const std::byte> bytes) {
   std::vector<std::byte> out(kControlMessageSize);
   require(encode_control_message(message.value, out).ok());
   require(std::memcmp(out.data(), bytes.data(), kControlMessageSize) == 0);
+  // Every kind (reconnect, parameter set and ack) decodes its own fields back the same.
+  const auto again = decode_control_message(out);
+  require(again.ok() && again.value == message.value);
 }
 
 void check_send_header(std::span<const std::byte> bytes) {

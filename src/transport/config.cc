@@ -40,6 +40,9 @@ void TransportConfig::validate() const {
     throw Error("transport: ack_every_wqes {} must be 1..32 (an ACK holds 32 entries)",
                 ack_every_wqes);
   }
+  if (ack_every_bytes == 0 || ack_timer <= Time::zero()) {
+    throw Error("transport: ack_every_bytes ({}) and ack_timer must be positive", ack_every_bytes);
+  }
   if (arena_bytes < max_message_size()) {
     throw Error("transport: arena_bytes {} cannot hold the largest message ({} B)", arena_bytes,
                 max_message_size());
@@ -53,8 +56,9 @@ void TransportConfig::validate() const {
         "transport: cc \"dcqcn\" needs software_uc reliability (the ECN echo rides on software "
         "ACKs; over RC use cc_location nic and the NIC's DCQCN)");
   }
-  if (reconnect && (reconnect_interval <= Time::zero() || reconnect_attempts == 0)) {
-    throw Error("transport: reconnect needs a positive reconnect_interval and reconnect_attempts");
+  // Remote-parameter requests use them too, so they must be positive even with reconnect off.
+  if (reconnect_interval <= Time::zero() || reconnect_attempts == 0) {
+    throw Error("transport: reconnect_interval and reconnect_attempts must be positive");
   }
 }
 

@@ -23,6 +23,9 @@ Connection::~Connection() {
   for (Reconnect& r : reconnects_) {
     if (r.retry.valid()) endpoint_.scheduler().cancel(r.retry);
   }
+  for (auto& [sequence, request] : parameter_requests_) {
+    if (request.retry.valid()) endpoint_.scheduler().cancel(request.retry);
+  }
 }
 
 ConnectionQp Connection::fresh_qp(QpRole role) {
@@ -161,6 +164,21 @@ void Connection::on_receive_completion(const rnic::WorkCompletion& wc) {
 }
 void Connection::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
   sender_->on_ack(ack, ack_received_nic_time);
+}
+
+void Connection::on_control(const ControlMessage& message) {
+  switch (message.kind) {
+    case ControlKind::reconnect_request:
+    case ControlKind::reconnect_reply:
+      on_reconnect_control(message);
+      break;
+    case ControlKind::parameter_set:
+      on_parameter_set(message);
+      break;
+    case ControlKind::parameter_ack:
+      on_parameter_ack(message);
+      break;
+  }
 }
 
 }  // namespace bifrost::transport

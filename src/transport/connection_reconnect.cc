@@ -91,7 +91,7 @@ void Connection::send_reconnect_request(size_t index) {
                                         [this, index] { send_reconnect_request(index); });
 }
 
-void Connection::on_control(const ControlMessage& message) {
+void Connection::on_reconnect_control(const ControlMessage& message) {
   if (message.qp_index >= qps_.size()) {
     ++stats_.controls_ignored;
     return;

@@ -313,6 +313,13 @@ void Receiver::acknowledge(const AckedWqe& wqe, const rnic::WorkCompletion& wc, 
   }
 }
 
+void Receiver::set_ack_coalescing(AckCoalescing coalescing, Time timer) {
+  config_.ack_every_wqes = coalescing.wqes;
+  config_.ack_every_bytes = coalescing.bytes;
+  config_.ack_timer = timer;
+  acks_.set_coalescing(coalescing);
+}
+
 void Receiver::send_ack(AckTrigger trigger) {
   if (ack_timer_.valid()) {
     endpoint_.scheduler().cancel(ack_timer_);

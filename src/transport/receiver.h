@@ -36,6 +36,9 @@ class Receiver {
   void post_receives(size_t qp_index);
   void on_completion(const rnic::WorkCompletion& wc);
   void set_handler(DeliveryHandler handler) { handler_ = std::move(handler); }
+  // The peer changed our ACK coalescing (a remote parameter): used from the next received WQE
+  // on; an ACK timer already running keeps its deadline.
+  void set_ack_coalescing(AckCoalescing coalescing, Time timer);
 
   bool idle() const { return acks_.empty() && writes_.empty(); }
   const ReceiverStats& stats() const { return stats_; }

@@ -112,6 +112,11 @@ void Sender::on_grant(uint32_t message_id, uint64_t address, uint32_t rkey) {
   pump();
 }
 
+void Sender::set_max_chunk(uint32_t max_chunk) {
+  config_.max_chunk = max_chunk;
+  chunking_ = make_chunk_policy(config_);
+}
+
 bool Sender::idle() const {
   return messages_.empty() && (failed_ || (replies_.empty() && in_flight_.empty()));
 }

@@ -54,6 +54,8 @@ class Sender {
     repace();
     pump();
   }
+  // The peer changed our max_chunk (a remote parameter): the next chunk follows it.
+  void set_max_chunk(uint32_t max_chunk);
   // The peer asked to reconnect our primary; `promoted`: a backup took over.
   void on_primary_taken(bool promoted);
 

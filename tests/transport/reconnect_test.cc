@@ -17,12 +17,9 @@ using testing::TransportPair;
 using testing::TransportPairConfig;
 
 TransportPairConfig config_for(Reliability reliability) {
-  TransportPairConfig c;
-  c.wire.delay = Time::us(2);
-  c.transport.reliability = reliability;
+  TransportPairConfig c = testing::control_test_config(reliability);
   c.transport.rc_timeout = 2;  // 16 us
   c.transport.min_rto = Time::us(100);
-  c.transport.reconnect_interval = Time::us(200);
   return c;
 }
 
@@ -106,9 +103,7 @@ TEST_P(ReconnectBothModes, FreshSourcePortsEscapeDeadPaths) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, ReconnectBothModes,
                          ::testing::Values(Reliability::hardware_rc, Reliability::software_uc),
-                         [](const auto& test) {
-                           return test.param == Reliability::hardware_rc ? "Rc" : "Uc";
-                         });
+                         testing::mode_name);
 
 // The replies to the first two requests are lost: the initiator repeats its request, the peer
 // answers the repeats without replacing its QP again, and one QP pair results.

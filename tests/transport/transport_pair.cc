@@ -22,6 +22,18 @@ TransportPairConfig random_lossy_config(RandomStream& r, uint64_t seed, Reliabil
   return c;
 }
 
+TransportPairConfig control_test_config(Reliability reliability) {
+  TransportPairConfig c;
+  c.wire.delay = Time::us(2);
+  c.transport.reliability = reliability;
+  c.transport.reconnect_interval = Time::us(200);
+  return c;
+}
+
+std::string mode_name(const ::testing::TestParamInfo<Reliability>& info) {
+  return info.param == Reliability::hardware_rc ? "Rc" : "Uc";
+}
+
 TransportPair::TransportPair(const TransportPairConfig& config) : pair_(config) {
   for (int i = 0; i < 2; ++i) {
     sim::TransportPair::Side& s = pair_.side(i);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "bifrost/core/rng.h"
@@ -18,6 +19,12 @@ using TransportPairConfig = sim::TransportPairConfig;
 // the wire and the endpoints.
 TransportPairConfig random_lossy_config(RandomStream& r, uint64_t seed, Reliability reliability,
                                         double max_loss);
+
+// For control-message tests: a 2 us wire and requests repeated every 200 us.
+TransportPairConfig control_test_config(Reliability reliability);
+
+// The name of a test instance parameterised by mode: "Rc" or "Uc".
+std::string mode_name(const ::testing::TestParamInfo<Reliability>& info);
 
 class TransportPair {
  public:

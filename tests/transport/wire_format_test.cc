@@ -1,4 +1,5 @@
-// The transport's own bytes: the WRITE immediate, the SEND header and the software ACK.
+// The transport's own bytes: the WRITE immediate, the SEND header, the software ACK and the
+// control message.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -236,9 +237,12 @@ TEST(ControlMessage, RejectsMalformedMessages) {
   EXPECT_EQ(decode_control_message(good.first(19)).error, wire::WireError::kTruncated);
   EXPECT_EQ(decode_control_message(bytes).error, wire::WireError::kPayloadNotAllowed);
   auto bad = bytes;
-  bad[5] = std::byte{3};  // unknown kind
-  EXPECT_EQ(decode_control_message(std::span(bad).first(20)).error,
-            wire::WireError::kFieldOutOfRange);
+  for (const uint8_t kind : {0, 5, 255}) {
+    bad[5] = std::byte{kind};  // unknown kind
+    EXPECT_EQ(decode_control_message(std::span(bad).first(20)).error,
+              wire::WireError::kFieldOutOfRange)
+        << int{kind};
+  }
   bad = bytes;
   bad[12] = std::byte{1};  // QPN above 24 bits
   EXPECT_EQ(decode_control_message(std::span(bad).first(20)).error,
@@ -251,6 +255,100 @@ TEST(ControlMessage, RejectsMalformedMessages) {
   EXPECT_EQ(encode_control_message(m, bytes).error, wire::WireError::kFieldOutOfRange);
   m.psn = 0;
   EXPECT_EQ(encode_control_message(m, std::span(bytes).first(19)).error,
+            wire::WireError::kBufferTooSmall);
+}
+
+std::vector<std::byte> encoded(const ControlMessage& m) {
+  std::vector<std::byte> bytes(kControlMessageSize);
+  const auto size = encode_control_message(m, bytes);
+  EXPECT_TRUE(size.ok());
+  EXPECT_EQ(size.value, kControlMessageSize);
+  return bytes;
+}
+
+TEST(ControlMessage, ParameterSetAndAckRoundTripInTheirLayout) {
+  for (const auto parameter : {RemoteParameter::ack_every_wqes, RemoteParameter::ack_every_bytes,
+                               RemoteParameter::ack_timer_ns, RemoteParameter::max_chunk}) {
+    const ControlMessage m{.connection = 0x01020304,
+                           .kind = ControlKind::parameter_set,
+                           .sequence = 0xA0B0C0D0,
+                           .parameter = parameter,
+                           .value = 0xFEDC'BA98'7654'3210};
+    const auto set = encoded(m);
+    const std::vector<uint8_t> want = {
+        0x01, 0x02, 0x03, 0x04, 0,    3,    0,    static_cast<uint8_t>(parameter),
+        0xA0, 0xB0, 0xC0, 0xD0, 0xFE, 0xDC, 0xBA, 0x98,
+        0x76, 0x54, 0x32, 0x10};
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(set[i], std::byte{want[i]}) << i;
+    EXPECT_TRUE(is_control_message(set));
+    const auto back = decode_control_message(set);
+    ASSERT_TRUE(back.ok());
+    EXPECT_TRUE(back.value == m);
+  }
+  for (const auto status : {ParameterStatus::applied, ParameterStatus::refused}) {
+    ControlMessage m{.connection = 9,
+                     .kind = ControlKind::parameter_ack,
+                     .sequence = 77,
+                     .parameter = RemoteParameter::max_chunk,
+                     .value = 123,  // not part of an ack
+                     .status = status};
+    const auto ack = encoded(m);
+    EXPECT_EQ(ack[5], std::byte{4});
+    EXPECT_EQ(ack[7], std::byte{4});
+    EXPECT_EQ(ack[12], std::byte{static_cast<uint8_t>(status)});
+    for (size_t i = 13; i < kControlMessageSize; ++i) EXPECT_EQ(ack[i], std::byte{0}) << i;
+    const auto back = decode_control_message(ack);
+    ASSERT_TRUE(back.ok());
+    m.value = 0;
+    EXPECT_TRUE(back.value == m);
+  }
+}
+
+TEST(ControlMessage, RejectsMalformedParameterMessages) {
+  const auto set = encoded(ControlMessage{.kind = ControlKind::parameter_set, .value = 1});
+  const auto ack = encoded(ControlMessage{.kind = ControlKind::parameter_ack});
+  for (const auto& good : {set, ack}) {
+    EXPECT_EQ(decode_control_message(std::span(good).first(19)).error, wire::WireError::kTruncated);
+    auto longer = good;
+    longer.push_back(std::byte{0});
+    EXPECT_EQ(decode_control_message(longer).error, wire::WireError::kPayloadNotAllowed);
+    auto bad = good;
+    bad[4] = std::byte{1};  // marker
+    EXPECT_EQ(decode_control_message(bad).error, wire::WireError::kFieldOutOfRange);
+    for (const uint16_t id : {0, 5, 0x0100, 0xFFFF}) {  // unknown parameter
+      bad = good;
+      bad[6] = std::byte{static_cast<uint8_t>(id >> 8)};
+      bad[7] = std::byte{static_cast<uint8_t>(id)};
+      EXPECT_EQ(decode_control_message(bad).error, wire::WireError::kFieldOutOfRange) << id;
+    }
+  }
+  for (const uint8_t status : {0, 3, 255}) {  // 3 = timed_out: never on the wire
+    auto bad = ack;
+    bad[12] = std::byte{status};
+    EXPECT_EQ(decode_control_message(bad).error, wire::WireError::kFieldOutOfRange) << int{status};
+  }
+  for (size_t i = 13; i < kControlMessageSize; ++i) {
+    auto bad = ack;
+    bad[i] = std::byte{1};
+    EXPECT_EQ(decode_control_message(bad).error, wire::WireError::kFieldOutOfRange) << i;
+  }
+
+  std::array<std::byte, kControlMessageSize> out{};
+  EXPECT_EQ(
+      encode_control_message(
+          ControlMessage{.kind = ControlKind::parameter_set, .parameter = RemoteParameter{5}}, out)
+          .error,
+      wire::WireError::kFieldOutOfRange);
+  EXPECT_EQ(encode_control_message(ControlMessage{.kind = ControlKind::parameter_ack,
+                                                  .status = ParameterStatus::timed_out},
+                                   out)
+                .error,
+            wire::WireError::kFieldOutOfRange);
+  EXPECT_EQ(encode_control_message(ControlMessage{.kind = ControlKind{5}}, out).error,
+            wire::WireError::kFieldOutOfRange);
+  EXPECT_EQ(encode_control_message(ControlMessage{.kind = ControlKind::parameter_set},
+                                   std::span(out).first(19))
+                .error,
             wire::WireError::kBufferTooSmall);
 }
 

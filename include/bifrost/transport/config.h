@@ -71,7 +71,8 @@ struct TransportConfig {
   // a row) is replaced by a fresh QP with a new first PSN and a new UDP source port, so ECMP
   // hashes it onto another path; the peers agree on the new pair by control messages on the UD
   // QP, the request repeated every reconnect_interval, at most reconnect_attempts times. Off: a
-  // failed RC QP stays failed and a UC primary rejoins the rotation unchanged.
+  // failed RC QP stays failed and a UC primary rejoins the rotation unchanged. Remote-parameter
+  // requests (Connection::set_remote_parameter) are repeated on the same schedule.
   bool reconnect = true;
   Time reconnect_interval = Time::ms(1);
   uint32_t reconnect_attempts = 10;

@@ -9,6 +9,8 @@
 // WQEs are sent again (a SEND as itself, a WRITE chunk as unit-sized SEND pieces). Every
 // message is delivered exactly once; there is no ordering between messages.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "bifrost/rnic/queue_pair.h"
 #include "bifrost/transport/config.h"
 #include "bifrost/transport/message.h"
+#include "bifrost/transport/remote_parameter.h"
 #include "bifrost/transport/rtt/rtt_estimator.h"
 #include "bifrost/transport/stats.h"
 #include "bifrost/transport/wire/control_message.h"
@@ -36,6 +39,8 @@ class Receiver;
 // `reconnecting` until the peer agrees on a fresh QP for its place (then a backup again), or
 // `failed` if reconnects are off or the peer never answers.
 enum class QpRole : uint8_t { primary, backup, reconnecting, failed };
+
+using ParameterCallback = std::function<void(ParameterStatus)>;
 
 struct ConnectionQp {
   rnic::QueuePair* qp = nullptr;
@@ -64,10 +69,18 @@ class Connection {
   uint64_t write(const MessageBuffer& local, RemoteAddress remote, SendCallback done = {});
   uint64_t read(const MessageBuffer& local, RemoteAddress remote, SendCallback done = {});
   void set_delivery_handler(DeliveryHandler handler);
+  // Asks the peer to set `parameter` on its side of this connection to `value`
+  // (docs/transport.md "Remote parameters"). `done` runs once: applied; refused (the value
+  // would make the peer's configuration invalid, so it kept its own); or timed_out (no answer
+  // after reconnect_attempts requests, reconnect_interval apart). Requests for one parameter
+  // go one at a time in call order, so the last call's value wins; requests for different
+  // parameters go at once. Throws Error before the connection is connected.
+  void set_remote_parameter(RemoteParameter parameter, uint64_t value, ParameterCallback done = {});
   // Called with every RTT sample the sender takes (for measurements; may be empty).
   void set_rtt_observer(RttObserver observer);
 
   uint32_t id() const { return id_; }
+  // The configuration in force on this side, with the parameters the peer set.
   const TransportConfig& config() const { return config_; }
   bool connected() const { return peer_ != nullptr; }
   // Nothing queued, in flight or waiting for acknowledgement, in either direction.
@@ -111,6 +124,17 @@ class Connection {
     ControlMessage reply;  // what the last answered request got, sent again for a repeat
   };
 
+  // A parameter this side asked the peer to set; only the oldest request per parameter is sent.
+  struct ParameterRequest {
+    RemoteParameter parameter = RemoteParameter::ack_every_wqes;
+    uint64_t value = 0;
+    ParameterCallback done;
+    bool sent = false;
+    uint32_t attempts = 0;
+    world::TimerId retry{};
+  };
+  using ParameterRequests = std::map<uint32_t, ParameterRequest>;  // by sequence
+
   void create_qps();
   ConnectionQp fresh_qp(QpRole role);
   // Connects QP `index` to the peer's QP `peer.qps[index]`.
@@ -120,6 +144,7 @@ class Connection {
   // Background reconnect (connection_reconnect.cc).
   void begin_reconnect(size_t index);
   void send_reconnect_request(size_t index);
+  void on_reconnect_control(const ControlMessage& message);
   void on_reconnect_request(const ControlMessage& request);
   void on_reconnect_reply(const ControlMessage& reply);
   // Puts the QP at `index` in error (flushing what it held) and a fresh one, with a new first
@@ -129,6 +154,14 @@ class Connection {
   void bring_up(size_t index, uint32_t peer_qpn, uint32_t peer_psn);
   // Whether this side yields when both ask to reconnect the same QP at once.
   bool yields_to_peer() const;
+  // Remote parameters (connection_parameters.cc).
+  void send_parameter_request(uint32_t sequence);
+  // Ends a request of ours: sends the next one queued for its parameter, then runs `done`.
+  void finish_parameter_request(ParameterRequests::iterator request, ParameterStatus status);
+  void on_parameter_set(const ControlMessage& request);
+  void on_parameter_ack(const ControlMessage& ack);
+  // Hands a parameter the peer set in config_ to the half that uses it.
+  void use_parameter(RemoteParameter parameter);
 
   Endpoint& endpoint_;
   uint32_t id_;
@@ -136,7 +169,11 @@ class Connection {
   std::vector<ConnectionQp> qps_;
   std::vector<Reconnect> reconnects_;      // by QP index
   std::vector<rnic::QueuePair*> retired_;  // replaced QPs, oldest first (destroyed later)
-  uint32_t next_sequence_ = 1;
+  uint32_t next_sequence_ = 1;             // reconnect and parameter requests
+  ParameterRequests parameter_requests_;
+  // Per parameter, the ack of the newest request of the peer's that this side answered: sent
+  // again for a repeat of that request, and the bar older (late) requests are ignored under.
+  std::map<RemoteParameter, ControlMessage> parameter_answers_;
   ConnectionStats stats_;
   std::unique_ptr<ConnectionOffer> peer_;
   std::unique_ptr<Sender> sender_;

@@ -32,7 +32,7 @@ struct SenderStats {
   Time last_failover_gap;
 };
 
-// Connection management: background reconnects of QPs (A.3).
+// Connection management: background reconnects of QPs (A.3) and remote parameters.
 struct ConnectionStats {
   uint64_t reconnects_started = 0;    // by this side, for a QP it gave up
   uint64_t reconnects_done = 0;       // of those, agreed with the peer and connected
@@ -43,6 +43,18 @@ struct ConnectionStats {
   uint64_t controls_ignored = 0;      // stale replies, bad QP indexes, lost tie-breaks
   // From the last reconnect's start to its QP being connected again.
   Time last_reconnect_time;
+  // Remote parameters this side asked the peer to set...
+  uint64_t parameter_requests_sent = 0;  // parameter_set messages, first and repeated
+  uint64_t parameters_applied = 0;
+  uint64_t parameters_refused = 0;    // the value would have made the peer's config invalid
+  uint64_t parameters_timed_out = 0;  // no ack after reconnect_attempts requests
+  uint64_t stale_parameter_acks = 0;  // repeats of acks already used, acks after a time-out
+  // ... and those the peer asked this side to set.
+  uint64_t peer_parameters_applied = 0;
+  uint64_t peer_parameters_refused = 0;
+  uint64_t parameter_acks_sent = 0;          // including repeats for a repeated request
+  uint64_t parameter_requests_repeated = 0;  // answered again, not applied again
+  uint64_t stale_parameter_requests = 0;     // older than the newest answered: ignored
 };
 
 struct ReceiverStats {

@@ -5,7 +5,12 @@
 
 namespace bifrost::transport {
 
-AckBuilder::AckBuilder(AckCoalescing coalescing) : coalescing_(coalescing) {
+AckBuilder::AckBuilder(AckCoalescing coalescing) {
+  set_coalescing(coalescing);
+}
+
+void AckBuilder::set_coalescing(AckCoalescing coalescing) {
+  coalescing_ = coalescing;
   coalescing_.wqes = std::clamp<uint32_t>(coalescing_.wqes, 1, kSoftAckMaxEntries);
 }
 

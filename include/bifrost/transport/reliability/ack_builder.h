@@ -30,6 +30,8 @@ struct AckCoalescing {
 class AckBuilder {
  public:
   explicit AckBuilder(AckCoalescing coalescing);
+  // New thresholds (a remote parameter), checked from the next add on; what is pending stays.
+  void set_coalescing(AckCoalescing coalescing);
 
   // Whether `wqe` can join the pending ACK: a SEND entry must lie within 2^32 of the least
   // pending SEND global (the 4-byte compression); otherwise send the pending ACK first.
