@@ -56,6 +56,19 @@ void Device::set_rate_limit(QueuePair& qp, Rate rate) {
   wake(qp);
 }
 
+void Device::disable_dcqcn() {
+  config_.dcqcn.reset();
+  config_.slow_restart = false;  // it cuts the DCQCN rate, which no longer exists
+  for (auto& [qpn, qp] : qps_) {
+    QueuePair::Scheduling& s = qp->scheduling();
+    if (!s.dcqcn) continue;
+    scheduler_.cancel(s.dcqcn_timer);
+    s.dcqcn_timer = {};
+    s.dcqcn.reset();
+    set_rate_limit(*qp, RateLimiter::unlimited());
+  }
+}
+
 void Device::wake(QueuePair& qp) {
   QueuePair::Scheduling& s = qp.scheduling();
   // A QP waiting for its rate limiter is requeued by that timer.

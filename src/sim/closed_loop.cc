@@ -43,8 +43,9 @@ void ClosedLoop::issue(uint32_t thread) {
   ++total_outstanding_;
   ++result_.issued;
   result_.max_outstanding = std::max(result_.max_outstanding, outstanding_[thread]);
-  transport_.add(f, spec_.first_lane + thread % spec_.loop.threads,
-                 [this, thread](uint64_t id) { on_done(thread, id); });
+  uint32_t lane = spec_.first_lane + thread % spec_.loop.threads;
+  if (kernel_.now() < spec_.bifrost_from) lane |= TransportFlows::kPlainRcLane;
+  transport_.add(f, lane, [this, thread](uint64_t id) { on_done(thread, id); });
 }
 
 void ClosedLoop::on_done(uint32_t thread, uint64_t flow_id) {

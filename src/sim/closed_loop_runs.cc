@@ -27,6 +27,7 @@ std::vector<std::unique_ptr<ClosedLoop>> start_closed_loops(const scenario::Scen
     spec.priority = w.priority;
     spec.tag = w.name;
     spec.first_lane = lane;
+    if (sc.upgrade) spec.bifrost_from = sc.upgrade->to_bifrost;
     lane += loop->threads;
     loops.push_back(std::make_unique<ClosedLoop>(kernel, *transport, spec, flows));
   }

@@ -217,6 +217,15 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
   tc.backup_qps = t.backup_qps;
   tc.rc_retry_cnt = t.rc_retry_cnt;
   tc.rc_timeout = t.rc_timeout;
+  if (sc.upgrade) {
+    // Where a non-stop upgrade starts: the same connections run by the NIC alone, its
+    // go-back-N for loss and its DCQCN (if on) for congestion, one WRITE per message.
+    transport::TransportConfig plain = tc;
+    plain.reliability = transport::Reliability::hardware_rc;
+    plain.cc = "none";
+    plain.chunking = false;
+    c.plain_rc = plain;
+  }
   return c;
 }
 

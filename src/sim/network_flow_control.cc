@@ -9,6 +9,7 @@
 
 #include "bifrost/core/error.h"
 #include "bifrost/core/overloaded.h"
+#include "bifrost/net/flowctl/pfc_ingress.h"
 #include "bifrost/sim/network.h"
 #include "bifrost/wire/codec.h"
 
@@ -142,6 +143,23 @@ void Network::install_cbfc(const NetworkConfig& config, const scenario::CbfcFlow
                                       egress_of(e.up, e.up_port));
   cbfc_points_.push_back(
       {fmt::format("{}->{}", graph_.nodes[e.up].name, graph_.nodes[e.down].name), pair});
+}
+
+void Network::disable_pfc() {
+  for (const auto& sw : switches_) {
+    for (uint32_t port = 0; port < sw->port_count(); ++port) disable_pfc_at(*sw, port);
+  }
+}
+
+void Network::disable_pfc_at(net::Switch& sw, uint32_t port) {
+  if (dynamic_cast<net::PfcIngress*>(sw.ingress_flow_control(port)) == nullptr) return;
+  for (int p = 0; p < net::kPriorities; ++p) {
+    if (sw.buffer().ingress_usage(port, p).headroom > Bytes(0)) {
+      scheduler_.after(Time::us(1), [this, &sw, port] { disable_pfc_at(sw, port); });
+      return;
+    }
+  }
+  sw.set_ingress_flow_control(port, nullptr);
 }
 
 }  // namespace bifrost::sim

@@ -252,6 +252,28 @@ class IdealFcts {
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, Time> cache_;
 };
 
+// [upgrade]: the closed loops switch transports by themselves (ClosedLoopSpec::bifrost_from);
+// the network and the NICs turn lossless operation off at lossless_off.
+void schedule_upgrade(const scenario::Scenario& sc, EventKernel& kernel, Network& network,
+                      detail::FlowCarrier& carrier, std::FILE* progress) {
+  if (!sc.upgrade) return;
+  kernel.at(sc.upgrade->to_bifrost, [&kernel, progress] {
+    if (progress) {
+      fmt::print(progress, "upgrade at {:.3f} ms: new RPCs go by Bifröst\n",
+                 kernel.now().seconds() * 1e3);
+    }
+  });
+  if (!sc.upgrade->lossless_off) return;
+  kernel.at(*sc.upgrade->lossless_off, [&kernel, &network, &carrier, progress] {
+    network.disable_pfc();
+    carrier.transport()->disable_nic_dcqcn();
+    if (progress) {
+      fmt::print(progress, "upgrade at {:.3f} ms: PFC and NIC DCQCN off\n",
+                 kernel.now().seconds() * 1e3);
+    }
+  });
+}
+
 }  // namespace
 
 RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options) {
@@ -291,6 +313,8 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
                flows.size(), loops.empty() ? "" : fmt::format(" and {} closed loops", loops.size()),
                carrier->description());
   }
+
+  schedule_upgrade(sc, kernel, network, *carrier, options.progress);
 
   Sampler sampler(network, sc.metrics, summary.metrics);
   const Time end = sc.simulation.duration.value_or(Time::max());

@@ -46,6 +46,15 @@ TransportFlows::TransportFlows(EventKernel& kernel, Network& network,
   rnic::check_mtu(config.transport.mtu);
   config_.transport.validate();
   slot_bytes_ = config_.transport.max_message_size();
+  if (config_.plain_rc) {
+    config_.plain_rc->validate();
+    if (config_.plain_rc->max_message_size() != slot_bytes_) {
+      throw Error(
+          "transport flows: the plain RC lanes' largest message ({} B) must be the "
+          "transport's ({} B): flows are cut into messages of one size",
+          config_.plain_rc->max_message_size(), slot_bytes_);
+    }
+  }
   slot_count_ = static_cast<uint32_t>(std::min(kMaxSlots, kAppSpan / slot_bytes_));
   if (network.host_count() >= (1u << 20)) {
     throw Error("transport flows: {} hosts; at most 2^20", network.host_count());
@@ -112,10 +121,12 @@ TransportFlows::Channel& TransportFlows::channel(uint32_t src, uint32_t dst, uin
   c->lane = lane;
   c->priority = priority;
   c->rtt = {ApproxPercentiles(kRttRelativeError), ApproxPercentiles(kRttRelativeError)};
+  const transport::TransportConfig& config =
+      (lane & kPlainRcLane) != 0 && config_.plain_rc ? *config_.plain_rc : config_.transport;
   Channel* raw = c.get();
   for (int side = 0; side < 2; ++side) {
     c->party[side] = &party(c->host[side], priority);
-    c->half[side] = &c->party[side]->endpoint->create_connection(config_.transport);
+    c->half[side] = &c->party[side]->endpoint->create_connection(config);
     c->half[side]->set_delivery_handler(
         [this, raw, side](const transport::Delivery& d) { on_delivery(*raw, side, d); });
     c->half[side]->set_rtt_observer([raw, side](Time rtt) {
@@ -193,6 +204,10 @@ void TransportFlows::on_message_done(uint64_t id, bool failed) {
   }
   r.finish = kernel_.now();
   if (f.done) f.done(id);
+}
+
+void TransportFlows::disable_nic_dcqcn() {
+  for (Host& h : hosts_) h.device->disable_dcqcn();
 }
 
 rnic::DataPathCounters TransportFlows::counters() const {

@@ -153,6 +153,66 @@ TEST(DataPathDcqcn, CeMarksBringCnpsThatSlowTheSenderDown) {
   EXPECT_GT(marked_time.picoseconds(), 2 * clean_time.picoseconds());
 }
 
+// A non-stop upgrade turns the NICs' DCQCN off while traffic runs: from then on CE marks bring
+// no CNPs and the paced QP is back at line rate, so the transfer ends far sooner than it would
+// under DCQCN.
+TEST(DataPathDcqcn, DisablingDcqcnWhileRunningRestoresTheLineRate) {
+  auto run = [](bool disable) {
+    NicPairConfig c;
+    c.device.dcqcn = DcqcnConfig{};
+    c.wire.ce_mark = 0.05;
+    NicPair pair(c);
+    SendWr write = make_send(1, WrOpcode::rdma_write, pair.a(), kSrc, 8 << 20);
+    write.remote_addr = kDst;
+    write.rkey = pair.b().mr->rkey;
+    pair.a().qp->post_send(write);
+    pair.kernel().run_until(Time::us(200));
+    const uint64_t cnps = pair.b().device->data_path_counters().cnps_sent;
+    if (disable) {
+      pair.a().device->disable_dcqcn();
+      pair.b().device->disable_dcqcn();
+    }
+    pair.kernel().run();
+    EXPECT_EQ(pair.a().poll().size(), 1u);
+    EXPECT_GT(cnps, 0u) << "DCQCN must have acted before, or this test shows nothing";
+    const uint64_t later = pair.b().device->data_path_counters().cnps_sent - cnps;
+    return std::pair{pair.kernel().now(), later};
+  };
+  const auto [paced_time, paced_cnps] = run(false);
+  const auto [freed_time, freed_cnps] = run(true);
+  EXPECT_GT(paced_cnps, 0u);
+  EXPECT_EQ(freed_cnps, 0u);
+  // 8 MiB at 100 Gb/s take about 0.7 ms after the first 200 us.
+  EXPECT_LT(freed_time, Time::us(1200));
+  EXPECT_GT(paced_time.picoseconds(), 2 * freed_time.picoseconds());
+}
+
+// ConnectX-5's slow restart: every retransmission timeout cuts the QP's DCQCN rate.
+TEST(DataPathDcqcn, SlowRestartCutsTheRateAtEveryTimeout) {
+  auto run = [](bool slow_restart) {
+    NicPairConfig c;
+    c.device.dcqcn = DcqcnConfig{};
+    c.device.slow_restart = slow_restart;
+    c.wire.loss = 0.2;
+    c.timeout = 4;  // 65 us: losses of tails and ACKs end in timeouts soon
+    NicPair pair(c);
+    for (uint64_t i = 0; i < 16; ++i) {
+      SendWr write = make_send(i, WrOpcode::rdma_write, pair.a(), kSrc, 4096);
+      write.remote_addr = kDst;
+      write.rkey = pair.b().mr->rkey;
+      pair.a().qp->post_send(write);
+    }
+    pair.kernel().run();
+    EXPECT_EQ(pair.a().poll().size(), 16u);
+    return pair.a().device->data_path_counters();
+  };
+  const DataPathCounters off = run(false);
+  const DataPathCounters on = run(true);
+  ASSERT_GT(on.timeouts, 0u) << "the losses must need a timeout, or this test shows nothing";
+  EXPECT_EQ(off.slow_restarts, 0u);
+  EXPECT_EQ(on.slow_restarts, on.timeouts);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, DataPath,
                          ::testing::Values(recovery::EngineKind::gbn, recovery::EngineKind::irn,
                                            recovery::EngineKind::srnic, recovery::EngineKind::fasr),

@@ -223,7 +223,7 @@ constexpr BadFile kBadFiles[] = {
      "saw '\\n'"},
     {"bad_top_level_key.toml",
      "bad_top_level_key.toml:1:1: unknown top-level key \"seed\"; valid tables: simulation, "
-     "topology, switch, nic, transport, workload, metrics"},
+     "topology, switch, nic, transport, workload, metrics, upgrade"},
     {"bad_topology_not_table.toml",
      "bad_topology_not_table.toml:1:12: topology: expected a table ([topology]), found a string"},
     {"bad_two_dc_no_dci_delay.toml",
@@ -234,7 +234,7 @@ constexpr BadFile kBadFiles[] = {
      "mtu, progress"},
     {"bad_unknown_table.toml",
      "bad_unknown_table.toml:1:2: unknown top-level table \"simulaton\"; valid tables: simulation, "
-     "topology, switch, nic, transport, workload, metrics"},
+     "topology, switch, nic, transport, workload, metrics, upgrade"},
     {"bad_workload_key_for_kind.toml",
      "bad_workload_key_for_kind.toml:9:1: workload[0]: unknown key \"load\" for kind \"incast\"; "
      "valid keys: kind, name, priority, senders, receiver, size, start, jitter, rounds, period"},

@@ -98,6 +98,9 @@ class Device final : public NicContext {
   // Sets the hardware rate limit of `qp` (Rate 0: unlimited). In per-priority mode it sets the
   // limiter of the QP's class, shared with every QP of that class.
   void set_rate_limit(QueuePair& qp, Rate rate);
+  // Turns the NIC's DCQCN off while running (a non-stop upgrade's last step): no more CNPs
+  // are sent or obeyed, and every QP that DCQCN was pacing goes back to an unlimited rate.
+  void disable_dcqcn();
 
   const DataPathCounters& data_path_counters() const { return counters_; }
   const recovery::Engine& recovery_engine() const { return *engine_; }

@@ -25,6 +25,9 @@ struct ClosedLoopSpec {
   uint8_t priority = 0;
   std::string tag;
   uint32_t first_lane = 1;  // thread t of every client uses lane first_lane + t
+  // The per-RPC runtime flag of a non-stop upgrade: requests issued before this time go on the
+  // thread's plain RC twin lane (TransportFlows::kPlainRcLane), later ones on Bifröst.
+  Time bifrost_from = Time::zero();
 };
 
 struct ClosedLoopResult {

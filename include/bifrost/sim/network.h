@@ -87,6 +87,12 @@ class Network {
   const std::vector<SwingSite>& swing_sites() const { return swing_sites_; }
   const topology::Graph& graph() const { return graph_; }
 
+  // Turns PFC off at every switch ingress port that has it (a non-stop upgrade's last step):
+  // the port becomes lossy, its headroom goes back to the shared pool, and pauses already sent
+  // run out by themselves. A port with bytes in its headroom is retried every microsecond until
+  // they have left, since the pool can take the headroom back only empty.
+  void disable_pfc();
+
   // The links of one shortest path from host `src` to host `dst`, in order (all shortest paths
   // of the built-in topologies have the same hop count and link classes); a link with SWING
   // relays counts as its access link, the long link and the far access link.
@@ -142,6 +148,7 @@ class Network {
   std::vector<std::unique_ptr<net::Switch>> switches_;  // graph node hosts_+i is switch i
   std::vector<LinkInfo> links_;
   std::vector<PfcPoint> pfc_points_;
+  void disable_pfc_at(net::Switch& sw, uint32_t port);
   std::vector<DciPoint> dci_points_;
   std::vector<CbfcPoint> cbfc_points_;
   std::vector<SwingPoint> swing_points_;

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct TransportFlowsConfig {
   // Software ACKs (on the UD QP) in the data's traffic class instead of the endpoint's higher
   // ACK class: they queue behind data in NICs and switches (Fig. 4(b)'s comparison).
   bool acks_in_data_class = false;
+  // A non-stop upgrade's starting point: lanes with TransportFlows::kPlainRcLane set carry
+  // their flows on connections of this configuration instead (plain RC: the NIC's go-back-N
+  // and congestion control, no software CC); unset, those lanes use `transport` too.
+  std::optional<transport::TransportConfig> plain_rc;
 };
 
 // Summed over every connection's two halves.
@@ -65,6 +70,8 @@ struct TransportTotals {
 class TransportFlows {
  public:
   using FlowDone = std::function<void(uint64_t flow_id)>;
+  // The lane bit that selects TransportFlowsConfig::plain_rc (lanes are below 2^20).
+  static constexpr uint32_t kPlainRcLane = 1u << 19;
 
   // Throws Error for a bad MTU, device template or transport configuration.
   TransportFlows(EventKernel& kernel, Network& network, const TransportFlowsConfig& config);
@@ -87,6 +94,8 @@ class TransportFlows {
   // The RTT samples each direction's sender took, by direction (source host order).
   std::vector<metrics::TransportRttDirection> rtt_by_direction() const;
   const transport::TransportConfig& transport_config() const { return config_.transport; }
+  // Turns every NIC's DCQCN off while running (rnic::Device::disable_dcqcn).
+  void disable_nic_dcqcn();
 
  private:
   // One endpoint and its application region on a host.

@@ -32,6 +32,8 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic);
 WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Topology& topology,
                               const SimulationConfig& simulation,
                               const std::filesystem::path& base_dir);
+// [upgrade]; `scenario` holds every other table, already parsed.
+UpgradeConfig parse_upgrade(const TableReader& r, const Scenario& scenario);
 // [metrics]; `throughput_links` must name link classes of `topology`.
 MetricsConfig parse_metrics(const TableReader& r, const Topology& topology);
 

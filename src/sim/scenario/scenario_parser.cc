@@ -16,8 +16,8 @@ namespace {
 
 using detail::TableReader;
 
-constexpr std::array<std::string_view, 7> kTables = {"simulation", "topology", "switch", "nic",
-                                                     "transport",  "workload", "metrics"};
+constexpr std::array<std::string_view, 8> kTables = {
+    "simulation", "topology", "switch", "nic", "transport", "workload", "metrics", "upgrade"};
 
 toml::table parse_toml(std::string_view text, std::string_view name) {
   try {
@@ -107,11 +107,14 @@ Scenario parse_scenario(std::string_view text, std::string_view name,
   s.topology = detail::parse_topology(TableReader(*topology, "topology", name));
   s.switches = detail::parse_switch(TableReader(table_or_empty(root, "switch"), "switch", name),
                                     s.simulation.mtu, s.topology);
-  s.nic = detail::parse_nic(TableReader(table_or_empty(root, "nic"), "nic", name),
-                            s.simulation.mtu, s.topology);
+  s.nic = detail::parse_nic(TableReader(table_or_empty(root, "nic"), "nic", name), s.simulation.mtu,
+                            s.topology);
   s.transport = detail::parse_transport(
       TableReader(table_or_empty(root, "transport"), "transport", name), s.nic);
   s.workloads = workloads(root, name, s, base_dir);
+  if (const toml::table* upgrade = table(root, "upgrade")) {
+    s.upgrade = detail::parse_upgrade(TableReader(*upgrade, "upgrade", name), s);
+  }
   s.metrics = detail::parse_metrics(TableReader(table_or_empty(root, "metrics"), "metrics", name),
                                     s.topology);
   return s;

@@ -271,6 +271,15 @@ struct TransportSpec {
   uint8_t rc_timeout = 8;
 };
 
+// [upgrade]: the Bifröst paper's non-stop upgrade (Fig. 12). Services start on plain RC (the
+// NICs' go-back-N and DCQCN, under PFC); from `to_bifrost` on, a per-RPC runtime flag sends new
+// closed-loop requests by the Bifröst [transport]; at `lossless_off` PFC is turned off at every
+// switch port and DCQCN at every NIC.
+struct UpgradeConfig {
+  Time to_bifrost;
+  std::optional<Time> lossless_off;
+};
+
 struct Scenario {
   std::string source;  // the file name, for messages
   SimulationConfig simulation;
@@ -280,6 +289,7 @@ struct Scenario {
   SwitchConfig switches;
   std::vector<WorkloadConfig> workloads;
   MetricsConfig metrics;
+  std::optional<UpgradeConfig> upgrade;
 };
 
 // Parses scenario TOML `text`; `name` appears in messages, and relative paths inside (CDF and
