@@ -160,6 +160,10 @@ void Sender::apply_pacing() {
   // Only the primary gets the rate: new WQEs go nowhere else. A QP that was primary before
   // keeps its last limit until it is primary again.
   endpoint_.device().set_rate_limit(qp, rate.value_or(rnic::RateLimiter::unlimited()));
+  // The new limit is pending: what is queued now, and the next bytes, still see the old one.
+  if (config_.rtt_holdoff_after_rate_change > 0 && (!paced_ || paced_->rate != rate)) {
+    rtt_holdoff_until_ = stats_.bytes_posted + config_.rtt_holdoff_after_rate_change;
+  }
   paced_ = Pacing{.qp = &qp, .rate = rate};
   ++stats_.pacing_updates;
 }
@@ -438,6 +442,7 @@ Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes) {
   wqe.kind = kind;
   wqe.key = key;
   wqe.bytes = bytes;
+  wqe.posted_at = stats_.bytes_posted;
   if (config_.reliability == Reliability::hardware_rc) {
     // RC completes at the ACK, so the RTT would include the time the WQE waited in the NIC
     // behind earlier ones. Like RoGUE, start it when the WQE's last byte is estimated to leave:

@@ -127,6 +127,7 @@ class Sender {
     uint32_t bytes = 0;
     uint32_t send_number = 0;
     std::optional<uint32_t> slot;  // pieces: the staging slot, freed at the send completion
+    uint64_t posted_at = 0;        // bytes the connection had posted before this WQE
     Time t1_posted;                // NIC clock at posting (RC mode's RTT start)
     Time t1;                       // the send completion's NIC timestamp
     bool completed = false;        // the NIC reported the send completion (t1 is known)
@@ -190,7 +191,9 @@ class Sender {
   void fill_first_send(const OutMessage& m, uint32_t slot);
   void post_range(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length, bool hint);
   InFlight& record(Kind kind, uint64_t key, uint32_t bytes);
-  void add_rtt_sample(Time rtt);
+  // Adds an RTT sample of `wqe` to the estimator; what the CC may see of it (nothing while
+  // the sample is held off after a rate change).
+  std::optional<Time> add_rtt_sample(const InFlight& wqe, Time rtt);
   // ACK SENDs on the data QP carry this bit in their wr_id beside their staging slot: global
   // numbers, the other wr_ids, start at 1 and never reach it.
   static constexpr uint64_t kAckWr = uint64_t{1} << 63;
@@ -276,6 +279,8 @@ class Sender {
     std::optional<Rate> rate;
   };
   std::optional<Pacing> paced_;
+  // WQEs posted before this byte count carry queueing of an older pacing rate.
+  uint64_t rtt_holdoff_until_ = 0;
   SenderStats stats_;
   RttObserver rtt_observer_;
 };

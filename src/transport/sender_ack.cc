@@ -33,10 +33,15 @@ std::optional<uint64_t> Sender::resolve(const AckedWqe& entry) {
   return m.chunk_global[imm.unit_offset];
 }
 
-void Sender::add_rtt_sample(Time rtt) {
+std::optional<Time> Sender::add_rtt_sample(const InFlight& wqe, Time rtt) {
   rtt_.add(rtt);
   ++stats_.rtt_samples;
   if (rtt_observer_) rtt_observer_(rtt);
+  if (wqe.posted_at < rtt_holdoff_until_) {
+    ++stats_.rtt_samples_held_off;
+    return std::nullopt;
+  }
+  return rtt;
 }
 
 void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
@@ -56,8 +61,8 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
   if (config_.reliability == Reliability::hardware_rc && !wqe->done) {
     if (ok) {
       // RC: the NIC's completion is the acknowledgement; the RTT runs from posting to it.
-      const Time rtt = rtt_sample(wqe->t1_posted, wc.hw_timestamp, Time::zero());
-      add_rtt_sample(rtt);
+      const std::optional<Time> rtt =
+          add_rtt_sample(*wqe, rtt_sample(wqe->t1_posted, wc.hw_timestamp, Time::zero()));
       last_progress_ = scheduler_.now();
       loss_unrepaired_ = false;
       cc_->on_ack(AckEvent{.now = scheduler_.now(), .acked_bytes = wqe->bytes, .rtt = rtt});
@@ -93,8 +98,8 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
       continue;
     }
     if (i == ack.timing_entry && wqe->completed) {
-      sample = rtt_sample(wqe->t1, ack_received_nic_time, Time::ns(ack.ack_delay_ns));
-      add_rtt_sample(*sample);
+      sample = add_rtt_sample(
+          *wqe, rtt_sample(wqe->t1, ack_received_nic_time, Time::ns(ack.ack_delay_ns)));
     }
     acked_bytes += wqe->bytes;
     newest = std::max(newest, wqe->global);

@@ -171,5 +171,27 @@ TEST(DcqcnConnection, NeedsSoftwareReliability) {
   EXPECT_NO_THROW(c.transport.validate());
 }
 
+// RoGUE's rule: after a rate change, RTT samples of what was queued under the old limit (and of
+// the next 160 KB) reach the RTO estimate but not the CC. Without the setting every sample
+// reaches the CC.
+TEST(DcqcnConnection, RttSamplesAreHeldOffAfterARateChange) {
+  const auto samples = [](uint64_t holdoff) {
+    TransportPairConfig c = marking(0.05);
+    c.transport.rtt_holdoff_after_rate_change = holdoff;
+    TransportPair pair(c);
+    send_mix(pair, 0, 8);
+    run(pair, Time::ms(200));
+    EXPECT_TRUE(pair.run_until_done(Time::zero()));
+    EXPECT_TRUE(pair.all_delivered_once());
+    return pair.side(0).connection->sender_stats();
+  };
+  const SenderStats off = samples(0);
+  const SenderStats on = samples(160 * 1024);
+  ASSERT_GT(on.pacing_updates, 1u) << "the rate must change, or this test shows nothing";
+  EXPECT_EQ(off.rtt_samples_held_off, 0u);
+  EXPECT_GT(on.rtt_samples_held_off, 0u);
+  EXPECT_LT(on.rtt_samples_held_off, on.rtt_samples) << "samples between changes still count";
+}
+
 }  // namespace
 }  // namespace bifrost::transport

@@ -46,6 +46,10 @@ struct TransportConfig {
   // The path, for the window's upper bound (BDP) and the CC's target.
   Time base_rtt = Time::us(50);
   uint64_t line_rate_bps = 100'000'000'000;
+  // After the CC puts a new pacing rate on the QP's limiter, the WQEs posted before it and in
+  // the next this-many bytes still queue under the old limit: their RTT samples go to the RTO
+  // estimate but not to the CC (RoGUE holds samples off for 160 KB). 0: every sample counts.
+  uint64_t rtt_holdoff_after_rate_change = 0;
 
   // Software ACK coalescing (A.1.2): an ACK goes after this many WQEs or bytes, at once for a
   // hint bit or an out-of-order reliable number, and at the latest after ack_timer.

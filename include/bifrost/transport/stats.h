@@ -25,9 +25,10 @@ struct SenderStats {
   uint64_t acks_malformed = 0;
   uint64_t stale_acks = 0;  // entries for WQEs already done
   uint64_t rtt_samples = 0;
-  uint64_t ecn_echoes = 0;      // ACKs that said some WQE they acknowledge was CE-marked
-  uint64_t pacing_updates = 0;  // rates (or "unlimited") put on a QP's NIC rate limiter
-  uint64_t failovers = 0;       // primary QP replaced by a backup
+  uint64_t rtt_samples_held_off = 0;  // kept from the CC after a rate change (config above)
+  uint64_t ecn_echoes = 0;            // ACKs that said some WQE they acknowledge was CE-marked
+  uint64_t pacing_updates = 0;        // rates (or "unlimited") put on a QP's NIC rate limiter
+  uint64_t failovers = 0;             // primary QP replaced by a backup
   // From the last failover to the first acknowledgement on the new primary.
   Time last_failover_gap;
 };
