@@ -215,8 +215,13 @@ int main(int argc, char** argv) {
   app.add_option("--ack_priority", o.ack_priority,
                  "Bifröst: software ACKs in a class above the data's (0: the data's class)")
       ->capture_default_str();
-  app.add_option("--cc", o.cc, "Bifröst: software congestion control, swift | none")
+  app.add_option("--cc", o.cc,
+                 "Bifröst: software congestion control, swift | swift-md | dcqcn | none (dcqcn "
+                 "reacts to CE marks: it needs --ecn on both sides and a marking bottleneck)")
       ->capture_default_str();
+  app.add_flag("--ecn", o.ecn,
+               "send data packets ECN-capable (ECT(0)); the receiving NIC reports CE marks to "
+               "the transport");
   app.add_flag("--busy_poll", o.busy_poll, "spin instead of sleeping (always on for _lat)");
   app.add_flag("--gso", o.gso,
                "send runs of datagrams with UDP GSO and receive with GRO (faster; the segments' "

@@ -29,7 +29,9 @@ struct Options {
   double timeout = 10;  // seconds without progress before giving up
   uint8_t qp_timeout = 12;
   bool busy_poll = false;
-  bool gso = false;  // UDP GSO/GRO batches (bifrost-to-bifrost only; see real/udp_port.h)
+  bool gso = false;
+  bool ecn = false;  // data packets ECN-capable (ECT(0)), so a marking bottleneck can mark them  //
+                     // UDP GSO/GRO batches (bifrost-to-bifrost only; see real/udp_port.h)
   bool connection_given = false;  // -c on the command line (meaningless with Bifröst)
   // Bifröst knobs for a soft NIC over UDP sockets, whose path is slower and burstier than the
   // 100 Gb/s fabric the transport's defaults assume.

@@ -32,6 +32,7 @@ nlohmann::json settings_of(const Options& o) {
           {"min_rto_us", o.min_rto_us},
           {"line_rate_gbps", o.line_rate_gbps},
           {"cc", o.cc},
+          {"ecn", o.ecn},
           {"ack_every", o.ack_every},
           {"hint_when_idle", o.hint_when_idle},
           {"response_size", o.response_size},
@@ -90,6 +91,7 @@ Session::Session(const Options& options)
   dc.max_mtu = options_.mtu;
   // Enough packets queued in the port for sendmmsg to batch.
   dc.port_queue_packets = 64;
+  dc.data_path.ecn_capable = options_.ecn;
   device_ = std::make_unique<rnic::Device>(*loop_, dc);
   device_->attach(*port_);
 
