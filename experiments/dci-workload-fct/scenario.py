@@ -26,9 +26,11 @@ HERE = pathlib.Path(__file__).resolve().parent
 DCI_RATE = 400e9           # bit/s, the paper's DCI link
 HOST_RATE = 100e9          # bit/s
 MTU = 1024                 # RoCE path MTU of the soft RNIC
-# Largest data frame the soft RNIC sends: WRITE ONLY with immediate (RETH + ImmDt), 1106 bytes
-# (Network::max_data_frame); PFC's built-in default headroom uses WRITE FIRST (1102).
-MAX_FRAME = 14 + 20 + 8 + 12 + 16 + 4 + MTU + 4 + 4
+# Largest data frame a flow source sends: WRITE ONLY with immediate (RETH + ImmDt) plus the
+# selective engines' 24-byte SR extension, 1130 bytes (Network::max_data_frame, which also sizes
+# PFC's built-in default headroom and every other flow control).
+SR_EXTENSION = 24
+MAX_FRAME = 14 + 20 + 8 + 12 + 16 + 4 + MTU + 4 + 4 + SR_EXTENSION
 WIRE_OVERHEAD = 20         # preamble, SFD, inter-frame gap
 PAUSE_FRAME = 64
 PAPER_ONE_WAY_S = 3e-3     # 600 km
