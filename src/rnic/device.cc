@@ -32,7 +32,7 @@ Device::Device(world::Scheduler& scheduler, DeviceConfig config)
       memory_(RandomStream(config_.seed, config_.name).fork("memory_keys")),
       engine_(recovery::make_engine(config_.recovery)),
       cache_(config_.context_cache, Bytes(engine_->footprint().per_qp_bytes)),
-      notification_point_(config_.min_time_between_cnps) {
+      notification_point_(config_.min_time_between_cnps, config_.cnp_scope) {
   if (config_.dcqcn) config_.data_path.ecn_capable = true;
   engine_->set_clock(scheduler_);
   if (config_.receive_pipeline) pipeline_.emplace(*config_.receive_pipeline);

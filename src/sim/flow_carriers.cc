@@ -76,6 +76,7 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
     c.hyper_increase = s.hyper_increase;
     d.dcqcn = c;
     d.min_time_between_cnps = s.cnp_interval;
+    d.cnp_scope = s.cnp_interval_per_port ? rnic::CnpScope::per_port : rnic::CnpScope::per_qp;
   }
   return d;
 }

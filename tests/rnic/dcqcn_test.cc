@@ -287,5 +287,27 @@ TEST(DcqcnNotificationPoint, AtMostOneCnpPerQpPerInterval) {
             "DCQCN min_time_between_cnps must not be negative, got -1000000 ps");
 }
 
+// Per port, the interval spaces every CNP the port sends: 16 QPs marked at once share one CNP
+// per interval, where per QP each would get its own.
+TEST(DcqcnNotificationPoint, PerPortTheIntervalCountsEveryQp) {
+  DcqcnNotificationPoint port(Time::us(4), CnpScope::per_port);
+  EXPECT_TRUE(port.on_ce_packet(7, Time::us(10)));
+  EXPECT_FALSE(port.on_ce_packet(8, Time::us(11))) << "another QP waits for the port's interval";
+  EXPECT_TRUE(port.on_ce_packet(8, Time::us(14)));
+  EXPECT_FALSE(port.on_ce_packet(7, Time::us(15)));
+  int per_port = 0;
+  int per_qp = 0;
+  DcqcnNotificationPoint qp(Time::us(4), CnpScope::per_qp);
+  DcqcnNotificationPoint shared(Time::us(4), CnpScope::per_port);
+  for (int us = 0; us < 64; ++us) {
+    for (uint32_t q = 0; q < 16; ++q) {
+      per_qp += qp.on_ce_packet(q, Time::us(us)) ? 1 : 0;
+      per_port += shared.on_ce_packet(q, Time::us(us)) ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(per_qp, 16 * 16);
+  EXPECT_EQ(per_port, 16);
+}
+
 }  // namespace
 }  // namespace bifrost::rnic

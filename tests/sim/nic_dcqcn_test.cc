@@ -53,6 +53,7 @@ dcqcn_fast_recovery_stages = 1
 dcqcn_additive_increase = "40Mbps"
 dcqcn_hyper_increase = "100Mbps"
 dcqcn_cnp_interval = "50us"
+dcqcn_cnp_scope = "port"
 )"));
   const scenario::DcqcnSpec& d = sc.nic.dcqcn_spec;
   EXPECT_EQ(d.g, 1.0 / 256);
@@ -65,6 +66,8 @@ dcqcn_cnp_interval = "50us"
   EXPECT_EQ(d.additive_increase, Rate::Mbps(40));
   EXPECT_EQ(d.hyper_increase, Rate::Mbps(100));
   EXPECT_EQ(d.cnp_interval, Time::us(50));
+  EXPECT_TRUE(d.cnp_interval_per_port);
+  EXPECT_FALSE(scenario::DcqcnSpec{}.cnp_interval_per_port) << "per QP by default";
 }
 
 TEST(NicDcqcn, BadValuesAreErrors) {
@@ -80,6 +83,10 @@ TEST(NicDcqcn, BadValuesAreErrors) {
   EXPECT_NE(error_of([] {
               parse(star_with_nic("dcqcn = true\ndcqcn_fast_recovery_stages = 0\n"));
             }).find("nic.dcqcn_fast_recovery_stages"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              parse(star_with_nic("dcqcn = true\ndcqcn_cnp_scope = \"flow\"\n"));
+            }).find("valid choices: qp, port"),
             std::string::npos);
 }
 

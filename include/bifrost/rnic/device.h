@@ -59,6 +59,7 @@ struct DeviceConfig {
   // packets ECN-capable.
   std::optional<DcqcnConfig> dcqcn{};
   Time min_time_between_cnps = kDcqcnMinTimeBetweenCnps;
+  CnpScope cnp_scope = CnpScope::per_qp;
   // ConnectX-5's slow restart (roce_slow_restart_en, rnic/nic_profile.h): a retransmission
   // timeout cuts the QP's DCQCN rate as a CNP would, so a QP that lost packets restarts slower
   // and regains its rate by DCQCN's increase. Needs dcqcn.

@@ -175,8 +175,8 @@ void DcqcnReactionPoint::on_bytes_sent(Time now, uint64_t bytes) {
   bytes_since_ += bytes;
 }
 
-DcqcnNotificationPoint::DcqcnNotificationPoint(Time min_time_between_cnps)
-    : interval_(min_time_between_cnps) {
+DcqcnNotificationPoint::DcqcnNotificationPoint(Time min_time_between_cnps, CnpScope scope)
+    : interval_(min_time_between_cnps), scope_(scope) {
   if (interval_ < Time::zero()) {
     throw Error("DCQCN min_time_between_cnps must not be negative, got {} ps",
                 interval_.picoseconds());
@@ -184,7 +184,7 @@ DcqcnNotificationPoint::DcqcnNotificationPoint(Time min_time_between_cnps)
 }
 
 bool DcqcnNotificationPoint::on_ce_packet(uint32_t qp, Time now) {
-  const auto [it, first] = last_cnp_.try_emplace(qp, now);
+  const auto [it, first] = last_cnp_.try_emplace(scope_ == CnpScope::per_qp ? qp : 0, now);
   if (first) return true;
   if (now - it->second < interval_) return false;
   it->second = now;

@@ -7,7 +7,7 @@
 namespace bifrost::sim::scenario::detail {
 
 namespace {
-constexpr std::array<std::string_view, 23> kKeys = {"model",
+constexpr std::array<std::string_view, 24> kKeys = {"model",
                                                     "profile",
                                                     "recovery",
                                                     "dcqcn",
@@ -29,10 +29,12 @@ constexpr std::array<std::string_view, 23> kKeys = {"model",
                                                     "dcqcn_fast_recovery_stages",
                                                     "dcqcn_additive_increase",
                                                     "dcqcn_hyper_increase",
-                                                    "dcqcn_cnp_interval"};
+                                                    "dcqcn_cnp_interval",
+                                                    "dcqcn_cnp_scope"};
 // Every key from "dcqcn_g" on.
 constexpr size_t kFirstDcqcnKey = 13;
 constexpr std::array<std::string_view, 2> kModels = {"line_rate", "rnic"};
+constexpr std::array<std::string_view, 2> kCnpScopes = {"qp", "port"};
 constexpr std::array<std::string_view, 4> kEngines = {"gbn", "irn", "srnic", "fasr"};
 constexpr std::array<std::string_view, 3> kPoolKeys = {"fasr_units", "fasr_blocks",
                                                        "fasr_block_bits"};
@@ -92,6 +94,8 @@ void parse_dcqcn_keys(const TableReader& r, NicConfig& n) {
     if (*t < Time::zero()) r.fail("dcqcn_cnp_interval", "must not be negative");
     d.cnp_interval = *t;
   }
+  if (auto scope = r.choice("dcqcn_cnp_scope", kCnpScopes))
+    d.cnp_interval_per_port = *scope == "port";
 }
 
 // The window and the pool belong to some engines only: a key another engine would ignore is

@@ -98,11 +98,18 @@ class DcqcnReactionPoint {
   uint64_t bytes_since_ = 0;
 };
 
-// Decides which CE-marked packets become CNPs: at most one per QP per min_time_between_cnps.
+// What min_time_between_cnps counts: CNPs for each QP apart (the DCQCN paper's per-flow
+// rule), or every CNP the port sends, whatever the QP. Which one ConnectX firmware does is not
+// documented; with many QPs into one receiver the two differ by the number of QPs.
+enum class CnpScope : uint8_t { per_qp, per_port };
+
+// Decides which CE-marked packets become CNPs: at most one per min_time_between_cnps, per QP
+// or per port.
 class DcqcnNotificationPoint {
  public:
   // Throws bifrost::Error if the interval is negative.
-  explicit DcqcnNotificationPoint(Time min_time_between_cnps = kDcqcnMinTimeBetweenCnps);
+  explicit DcqcnNotificationPoint(Time min_time_between_cnps = kDcqcnMinTimeBetweenCnps,
+                                  CnpScope scope = CnpScope::per_qp);
 
   // A CE-marked packet for `qp` arrived at `now`; true if the NIC should send a CNP to the
   // sender of `qp` now.
@@ -110,7 +117,8 @@ class DcqcnNotificationPoint {
 
  private:
   Time interval_;
-  std::unordered_map<uint32_t, Time> last_cnp_;  // one entry per QP that ever saw CE
+  CnpScope scope_;
+  std::unordered_map<uint32_t, Time> last_cnp_;  // per QP that ever saw CE (per port: key 0)
 };
 
 }  // namespace bifrost::rnic

@@ -204,7 +204,8 @@ struct DcqcnSpec {
   uint32_t fast_recovery_stages = 5;      // F
   Rate additive_increase = Rate::Mbps(5);
   Rate hyper_increase = Rate::Mbps(50);
-  Time cnp_interval = Time::us(4);  // the notification point's minimum time between CNPs
+  Time cnp_interval = Time::us(4);     // the notification point's minimum time between CNPs
+  bool cnp_interval_per_port = false;  // ... of one QP (false) or of the whole port (true)
 };
 
 // [nic.profile.<name>]: hosts whose NIC is a generation profile (rnic::NicProfile: "cx4" or
