@@ -94,7 +94,7 @@ UdpPort::UdpPort(EventLoop& loop, UdpPortConfig config)
   rx_slot_ = config_.gso ? kGroBufferBytes : datagram_ + 1;
   tx_msgs_.resize(batch);
   tx_msg_items_.resize(batch);
-  tx_iov_.resize(batch * (config_.gso ? kMaxGsoSegments : 1));
+  tx_iov_.resize(batch * (config_.gso ? kMaxGsoSegments : 1) * kIovPerDatagram);
   tx_control_.resize(batch * kTxControlBytes);
   rx_bytes_.resize(batch * rx_slot_);
   rx_msgs_.resize(batch);
@@ -102,7 +102,7 @@ UdpPort::UdpPort(EventLoop& loop, UdpPortConfig config)
   rx_names_.resize(batch);
   rx_control_.resize(batch * kControlBytes);
   tx_ring_.resize(64);
-  tx_bytes_.resize(64 * datagram_);
+  tx_bytes_.resize(64 * kItemBytes);
   realtime_offset_ns_ = realtime_minus_monotonic_ns();
   realtime_offset_taken_ = monotonic_now();
 
@@ -160,11 +160,11 @@ void UdpPort::grow_ring() {
   // device keeps more packets in the port than ever before).
   const size_t old_cap = tx_ring_.size();
   std::vector<TxItem> ring(old_cap * 2);
-  std::vector<std::byte> bytes(old_cap * 2 * datagram_);
+  std::vector<std::byte> bytes(old_cap * 2 * kItemBytes);
   for (size_t i = 0; i < tx_count_; ++i) {
     const size_t from = (tx_head_ + i) & (old_cap - 1);
-    ring[i] = tx_ring_[from];
-    std::memcpy(bytes.data() + i * datagram_, tx_buffer(from), tx_ring_[from].length);
+    ring[i] = std::move(tx_ring_[from]);
+    std::memcpy(bytes.data() + i * kItemBytes, item_bytes(from), kItemBytes);
   }
   tx_ring_.swap(ring);
   tx_bytes_.swap(bytes);
@@ -185,13 +185,13 @@ void UdpPort::send(world::PacketPtr packet) {
   if (tx_count_ == tx_ring_.size()) grow_ring();
   const size_t index = (tx_head_ + tx_count_) & (tx_ring_.size() - 1);
 
-  std::span<const std::byte> payload = p.payload.bytes;
-  if (payload.size() != p.payload.length) {
+  if (p.payload.real_bytes().size() != p.payload.length) {
     // A payload named by token only (simulation content): materialize its bytes.
     scratch_payload_.resize(p.payload.length);
     rnic::materialize(p.payload, scratch_payload_);
-    payload = scratch_payload_;
+    packet->payload.bytes.swap(scratch_payload_);
   }
+  const std::span<const std::byte> payload = p.payload.real_bytes();
   const wire::IpUdpInfo ip{.src_ip = p.src.ip.value,
                            .dst_ip = p.dst.ip.value,
                            .src_port = p.src.port,
@@ -200,17 +200,27 @@ void UdpPort::send(world::PacketPtr packet) {
                            .ecn = p.ecn,
                            .ttl = 64,
                            .ip_id = 0};
-  const auto size = wire::encode_udp_payload(ip, p.roce, payload, {tx_buffer(index), datagram_});
-  if (!size) {
+  std::byte* bytes = item_bytes(index);
+  const auto sizes = wire::encode_udp_gather(
+      ip, p.roce, payload, {bytes, kTailOffset},
+      std::span<std::byte, wire::kMaxGatherTail>(bytes + kTailOffset, wire::kMaxGatherTail));
+  if (!sizes) {
     return fail(fmt::format("cannot encode a packet to {}: {}", world::to_string(p.dst),
-                            wire::describe(size.error)));
+                            wire::describe(sizes.error)));
+  }
+  const size_t length = sizes.value.head + payload.size() + sizes.value.tail;
+  if (length > datagram_) {
+    return fail(fmt::format("a {}-byte datagram to {} is above the port's largest ({} bytes)",
+                            length, world::to_string(p.dst), datagram_));
   }
   tx_ring_[index] = TxItem{.fd = fd,
                            .dst = to_sockaddr(p.dst),
-                           .length = static_cast<uint32_t>(size.value),
-                           .tos = static_cast<uint8_t>((p.dscp << 2) | (p.ecn & 3))};
+                           .length = static_cast<uint32_t>(length),
+                           .tos = static_cast<uint8_t>((p.dscp << 2) | (p.ecn & 3)),
+                           .head = static_cast<uint8_t>(sizes.value.head),
+                           .tail = static_cast<uint8_t>(sizes.value.tail),
+                           .packet = std::move(packet)};
   ++tx_count_;
-  packet.reset();
   schedule_flush();
 }
 
@@ -231,10 +241,22 @@ void UdpPort::flush() {
   flushing_ = false;
 }
 
-void UdpPort::pop_head_transmitted() {
+size_t UdpPort::gather(size_t ring_index, iovec* iov) {
+  TxItem& item = tx_ring_[ring_index];
+  std::byte* bytes = item_bytes(ring_index);
+  const std::span<const std::byte> payload = item.packet->payload.real_bytes();
+  size_t n = 0;
+  iov[n++] = iovec{bytes, item.head};
+  if (!payload.empty()) iov[n++] = iovec{const_cast<std::byte*>(payload.data()), payload.size()};
+  iov[n++] = iovec{bytes + kTailOffset, item.tail};
+  return n;
+}
+
+void UdpPort::pop_head_transmitted(Time departure) {
+  tx_ring_[tx_head_].packet.reset();  // back to the pool: the kernel has the bytes
   tx_head_ = (tx_head_ + 1) & (tx_ring_.size() - 1);
   --tx_count_;
-  transmitted();  // may call send(): it appends to the ring, which flush() keeps draining
+  transmitted(departure);  // may call send(): it appends to the ring, which flush() keeps draining
 }
 
 void UdpPort::drop_head(const std::string& why) {
@@ -267,22 +289,22 @@ bool UdpPort::flush_run() {
   const int fd = tx_ring_[tx_head_].fd;
   size_t messages = 0;
   size_t consumed = 0;  // ring items the messages carry
+  size_t iovs = 0;
   while (messages < config_.batch && consumed < tx_count_) {
     const size_t first = (tx_head_ + consumed) & (cap - 1);
     TxItem& item = tx_ring_[first];
     if (item.fd != fd) break;
     const size_t count = config_.gso ? gso_run(first, tx_count_ - consumed) : 1;
-    iovec* iov = &tx_iov_[consumed];
-    for (size_t k = 0; k < count; ++k) {
-      const size_t index = (first + k) & (cap - 1);
-      iov[k] = iovec{tx_buffer(index), tx_ring_[index].length};
-    }
+    iovec* iov = &tx_iov_[iovs];
+    size_t pieces = 0;
+    for (size_t k = 0; k < count; ++k) pieces += gather((first + k) & (cap - 1), iov + pieces);
+    iovs += pieces;
     msghdr& h = tx_msgs_[messages].msg_hdr;
     h = msghdr{};
     h.msg_name = &item.dst;
     h.msg_namelen = sizeof item.dst;
     h.msg_iov = iov;
-    h.msg_iovlen = count;
+    h.msg_iovlen = pieces;
     std::byte* control = tx_control_.data() + messages * kTxControlBytes;
     std::memset(control, 0, kTxControlBytes);
     h.msg_control = control;
@@ -298,6 +320,7 @@ bool UdpPort::flush_run() {
     consumed += count;
     ++messages;
   }
+  const Time call_began = monotonic_now();
   const int sent = ::sendmmsg(fd, tx_msgs_.data(), static_cast<unsigned>(messages), MSG_DONTWAIT);
   if (sent < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
@@ -324,13 +347,30 @@ bool UdpPort::flush_run() {
     return true;
   }
   ++counters_.tx_calls;
+  // The kernel moves a call's datagrams one after the other, as a wire serializes them: each
+  // departs when the call has spent its share of the time on the bytes before it. (Stamping
+  // them all at the call's end put departures after the peer's answers on loopback; at its
+  // start, a datagram's wait behind the rest of the batch counted as path delay.)
+  const Time call_ended = monotonic_now();
+  uint64_t call_bytes = 0;
+  for (size_t m = 0, item = 0; m < static_cast<size_t>(sent); ++m) {
+    for (size_t k = 0; k < tx_msg_items_[m]; ++k, ++item) {
+      call_bytes += tx_ring_[(tx_head_ + item) & (cap - 1)].length;
+    }
+  }
+  const double seconds_per_byte =
+      (call_ended - call_began).seconds() / static_cast<double>(std::max<uint64_t>(call_bytes, 1));
+  uint64_t bytes_before = 0;
   for (int m = 0; m < sent; ++m) {
     const size_t items = tx_msg_items_[static_cast<size_t>(m)];
     if (items > 1) ++counters_.tx_gso_sends;
     for (size_t k = 0; k < items; ++k) {
+      const uint32_t length = tx_ring_[tx_head_].length;
       ++counters_.tx_datagrams;
-      counters_.tx_bytes += tx_ring_[tx_head_].length;
-      pop_head_transmitted();
+      counters_.tx_bytes += length;
+      pop_head_transmitted(
+          call_began + Time::from_seconds(seconds_per_byte * static_cast<double>(bytes_before)));
+      bytes_before += length;
     }
   }
   return true;
@@ -465,7 +505,11 @@ void UdpPort::handle_datagram(const RxMeta& meta, std::span<const std::byte> dat
   packet->arrival = meta.arrival;
   packet->roce = view.value.headers;
   packet->payload.length = static_cast<uint32_t>(view.value.payload.size());
-  packet->payload.bytes.assign(view.value.payload.begin(), view.value.payload.end());
+  if (config_.lend_payloads) {
+    packet->payload.borrowed = view.value.payload;
+  } else {
+    packet->payload.bytes.assign(view.value.payload.begin(), view.value.payload.end());
+  }
   ++counters_.rx_delivered;
   deliver(std::move(packet));
 }

@@ -39,6 +39,12 @@ Device::Device(world::Scheduler& scheduler, DeviceConfig config)
   if (config_.per_priority_limiters > 0) {
     class_limiters_.emplace(config_.per_priority_limiters, config_.rate_limiter);
   }
+  if (config_.data_path.zero_copy_transmit && !config_.complete_sends_at_transmit) {
+    throw Error(
+        "device {}: zero_copy_transmit needs complete_sends_at_transmit (a UC send must not "
+        "complete while its packets still borrow the buffer)",
+        config_.name);
+  }
   if (config_.port_queue_packets == 0) {
     throw Error("device {}: port_queue_packets must be at least 1", config_.name);
   }
@@ -98,6 +104,8 @@ void Device::destroy_qp(uint32_t qp_num) {
   scheduler_.cancel(qp->scheduling().wake);
   scheduler_.cancel(qp->scheduling().dcqcn_timer);
   for (auto& ready : ready_) std::erase(ready, qp);
+  std::erase_if(held_completions_,
+                [qp_num](const HeldCompletion& h) { return h.wc.qp_num == qp_num; });
   qps_.erase(it);
 }
 

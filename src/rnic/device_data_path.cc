@@ -32,6 +32,7 @@ void Device::detach() {
   port_->set_transmit_handler(nullptr);
   port_ = nullptr;
   in_port_ = 0;
+  release_sent_completions(true);  // their packets went with the port
 }
 
 uint64_t Device::recovery_memory_bytes(uint64_t qps) const {
@@ -153,13 +154,36 @@ void Device::requeue_after_send(QueuePair& qp) {
 
 void Device::transmit(world::PacketPtr packet) {
   ++in_port_;
+  ++port_handed_;
   ++counters_.tx_packets;
   port_->send(std::move(packet));
 }
 
 void Device::on_transmitted() {
   if (in_port_ > 0) --in_port_;
+  ++port_transmitted_;
+  release_sent_completions(false);
   pump();
+}
+
+void Device::complete_sent(CompletionQueue& cq, const WorkCompletion& wc) {
+  if (!config_.complete_sends_at_transmit || port_ == nullptr) {
+    cq.push(wc);
+    return;
+  }
+  // Called while the send's last packet is being built: it is the next one handed over.
+  held_completions_.push_back(HeldCompletion{&cq, wc, port_handed_ + 1});
+}
+
+void Device::release_sent_completions(bool all) {
+  while (!held_completions_.empty() &&
+         (all || held_completions_.front().packet <= port_transmitted_)) {
+    HeldCompletion& h = held_completions_.front();
+    const Time departed = port_ != nullptr ? port_->departure() : Time::zero();
+    h.wc.hw_timestamp = departed != Time::zero() ? clock_.hw_time(departed) : hw_time();
+    h.cq->push(h.wc);
+    held_completions_.pop_front();
+  }
 }
 
 void Device::receive(world::PacketPtr packet) {
@@ -185,6 +209,7 @@ void Device::receive(world::PacketPtr packet) {
       return;
     }
     if (*done > now) {
+      packet->payload.own();  // a borrowed payload is valid only during receive()
       scheduler_.at(*done, [this, p = std::move(packet)]() mutable { deliver(std::move(p)); });
       return;
     }

@@ -20,11 +20,12 @@ uint64_t pattern_word(uint64_t key, uint64_t word) {
 }
 
 void require_exact_bytes(const world::Payload& payload) {
-  if (!payload.bytes.empty() && payload.bytes.size() != payload.length) {
+  const auto bytes = payload.real_bytes();
+  if (!bytes.empty() && bytes.size() != payload.length) {
     throw Error(
         "payload of length {} carries {} bytes; a payload with bytes must carry exactly "
         "its length",
-        payload.length, payload.bytes.size());
+        payload.length, bytes.size());
   }
 }
 
@@ -73,8 +74,8 @@ void materialize(const world::Payload& payload, std::span<std::byte> out) {
                 out.size());
   }
   require_exact_bytes(payload);
-  if (!payload.bytes.empty()) {
-    std::memcpy(out.data(), payload.bytes.data(), out.size());
+  if (const auto bytes = payload.real_bytes(); !bytes.empty()) {
+    std::memcpy(out.data(), bytes.data(), out.size());
     return;
   }
   fill_pattern(token_seed(payload.token), token_offset(payload.token), out);
@@ -108,6 +109,7 @@ bool HostMemory::start_read(uint64_t va, uint32_t length, world::Payload& out) c
   check_range(va, length);
   out.length = length;
   out.token = 0;
+  out.borrowed = {};
   if (length == 0) out.bytes.clear();
   return length != 0;
 }
@@ -119,6 +121,16 @@ void ByteMemory::read(uint64_t va, uint32_t length, world::Payload& out) const {
   if (!start_read(va, length, out)) return;
   const auto first = buffer_.begin() + static_cast<ptrdiff_t>(va - base());
   out.bytes.assign(first, first + length);
+}
+
+void ByteMemory::borrow(uint64_t va, uint32_t length, world::Payload& out) const {
+  if (!start_read(va, length, out)) return;
+  out.bytes.clear();
+  out.borrowed = std::span(buffer_).subspan(va - base(), length);
+}
+
+void HostMemory::borrow(uint64_t va, uint32_t length, world::Payload& out) const {
+  read(va, length, out);
 }
 
 void ByteMemory::write(uint64_t va, const world::Payload& in) {

@@ -140,7 +140,7 @@ bool Requester::produce(world::Packet& out) {
     una_ = snd_max_;
     // UC/UD: the request is complete once its last packet leaves the NIC.
     if (wire::psn_diff(snd_max_, slot.first_psn) >= static_cast<int32_t>(slot.span)) {
-      complete_front();
+      complete_front(/*sent=*/true);
     }
     return true;
   }
@@ -210,7 +210,8 @@ void Requester::build(const Slot& slot, uint32_t psn, world::Packet& out, uint32
   }
   out.payload.length = p.payload_length;
   if (p.payload_length > 0 && slot.mr != nullptr && slot.mr->memory != nullptr) {
-    slot.mr->memory->read(slot.wr.sge.addr + p.payload_offset, p.payload_length, out.payload);
+    read_payload(*slot.mr->memory, slot.wr.sge.addr + p.payload_offset, p.payload_length,
+                 nic_.data_path().zero_copy_transmit, out.payload);
   }
   if (qp_.type() == QpType::ud) {
     qp_.address(out, slot.wr.ud.ip);
@@ -337,12 +338,17 @@ void Requester::report_read_gap() {
   nic_.wake(qp_);
 }
 
-void Requester::complete_front() {
+void Requester::complete_front(bool sent) {
   const Slot& s = sq_.front();
   if (s.wr.signaled) {
-    qp_.send_cq().push(make_completion(s.wr.wr_id, WcStatus::success,
-                                       send_completion_opcode(s.wr.opcode), s.wr.sge.length,
-                                       std::nullopt, qp_.qp_num(), nic_.hw_time()));
+    const WorkCompletion wc =
+        make_completion(s.wr.wr_id, WcStatus::success, send_completion_opcode(s.wr.opcode),
+                        s.wr.sge.length, std::nullopt, qp_.qp_num(), nic_.hw_time());
+    if (sent) {
+      nic_.complete_sent(qp_.send_cq(), wc);
+    } else {
+      qp_.send_cq().push(wc);
+    }
   }
   sq_.pop_front();
   if (hint_ > 0) --hint_;

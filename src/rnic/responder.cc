@@ -468,7 +468,8 @@ bool Responder::produce(world::Packet& out) {
   out.roce.bth.pad_count = static_cast<uint8_t>((4 - (length & 3)) & 3);
   out.payload.length = length;
   if (length > 0 && job.mr != nullptr && job.mr->memory != nullptr) {
-    job.mr->memory->read(job.va + offset, length, out.payload);
+    read_payload(*job.mr->memory, job.va + offset, length, nic_.data_path().zero_copy_transmit,
+                 out.payload);
   }
   qp_.address(out, qp_.query().av.dest_ip);
   if (last) {

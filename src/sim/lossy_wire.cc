@@ -21,7 +21,8 @@ world::PacketPtr copy_of(const world::Packet& packet) {
   copy->roce = packet.roce;
   copy->payload.length = packet.payload.length;
   copy->payload.token = packet.payload.token;
-  copy->payload.bytes = packet.payload.bytes;
+  const auto bytes = packet.payload.real_bytes();
+  copy->payload.bytes.assign(bytes.begin(), bytes.end());
   return copy;
 }
 

@@ -51,25 +51,26 @@ std::size_t udp_payload_size(const RoceHeaders& headers, std::size_t payload_siz
 
 namespace detail {
 
-Result<std::size_t> write_transport(const RoceHeaders& h, std::span<const std::byte> payload,
-                                    std::span<std::byte> out) {
+Result<std::size_t> write_headers(const RoceHeaders& h, std::size_t payload_size,
+                                  std::span<std::byte> out) {
   const Bth& bth = h.bth;
   if (!is_supported(static_cast<uint8_t>(bth.opcode))) {
     return fail<std::size_t>(WireError::kUnsupportedOpcode);
   }
   const HeaderChain chain = header_chain(bth.opcode);
-  if (!chain.payload && !payload.empty()) return fail<std::size_t>(WireError::kPayloadNotAllowed);
+  if (!chain.payload && payload_size != 0) return fail<std::size_t>(WireError::kPayloadNotAllowed);
   if (bth.version > 0x0F || !fits24(bth.dest_qp) || !fits24(bth.psn) ||
       (chain.deth && !fits24(h.deth.src_qp)) || (chain.aeth && !fits24(h.aeth.msn))) {
     return fail<std::size_t>(WireError::kFieldOutOfRange);
   }
-  const uint8_t pad = pad_for(payload.size());
+  const uint8_t pad = pad_for(payload_size);
   const std::size_t headers = chain_size(chain) + (h.sr.present ? kSrExtensionSize : 0);
   // Checked piecewise so that a huge payload cannot wrap the sum.
-  if (payload.size() > kMaxUdpPayload) return fail<std::size_t>(WireError::kPacketTooLarge);
-  const std::size_t size = headers + payload.size() + pad;
-  if (size + kIcrcSize > kMaxUdpPayload) return fail<std::size_t>(WireError::kPacketTooLarge);
-  if (out.size() < size + kIcrcSize) return fail<std::size_t>(WireError::kBufferTooSmall);
+  if (payload_size > kMaxUdpPayload) return fail<std::size_t>(WireError::kPacketTooLarge);
+  if (headers + payload_size + pad + kIcrcSize > kMaxUdpPayload) {
+    return fail<std::size_t>(WireError::kPacketTooLarge);
+  }
+  if (out.size() < headers) return fail<std::size_t>(WireError::kBufferTooSmall);
 
   std::byte* p = out.data();
   p[0] = static_cast<std::byte>(bth.opcode);
@@ -114,6 +115,17 @@ Result<std::size_t> write_transport(const RoceHeaders& h, std::span<const std::b
     std::memset(p, 0, kCnpReservedSize);
     p += kCnpReservedSize;
   }
+  return {headers};
+}
+
+Result<std::size_t> write_transport(const RoceHeaders& h, std::span<const std::byte> payload,
+                                    std::span<std::byte> out) {
+  const auto headers = write_headers(h, payload.size(), out);
+  if (!headers) return headers;
+  const uint8_t pad = pad_for(payload.size());
+  const std::size_t size = headers.value + payload.size() + pad;
+  if (out.size() < size + kIcrcSize) return fail<std::size_t>(WireError::kBufferTooSmall);
+  std::byte* p = out.data() + headers.value;
   if (!payload.empty()) std::memcpy(p, payload.data(), payload.size());
   std::memset(p + payload.size(), 0, pad);
   return {size};
@@ -121,22 +133,49 @@ Result<std::size_t> write_transport(const RoceHeaders& h, std::span<const std::b
 
 }  // namespace detail
 
+namespace {
+
+// The ICRC of a UDP payload of `size` bytes whose transport is `transport` then `more`. It
+// covers the outer headers, so they are built as the sender's stack will.
+Result<uint32_t> icrc_for(const IpUdpInfo& ip, std::size_t size,
+                          std::span<const std::byte> transport,
+                          std::span<const std::span<const std::byte>> more = {}) {
+  std::array<std::byte, kIpUdpHeaderSize> outer;
+  const auto written = encode_ip_udp(ip, size, outer);
+  if (!written) return fail<uint32_t>(written.error);
+  const auto span = std::span<const std::byte>(outer);
+  return {icrc_ipv4(span.first<kIpv4HeaderSize>(), span.subspan<kIpv4HeaderSize, kUdpHeaderSize>(),
+                    transport, more)};
+}
+
+}  // namespace
+
 Result<std::size_t> encode_udp_payload(const IpUdpInfo& ip, const RoceHeaders& headers,
                                        std::span<const std::byte> payload,
                                        std::span<std::byte> out) {
   const auto transport = detail::write_transport(headers, payload, out);
   if (!transport) return transport;
   const std::size_t size = transport.value + kIcrcSize;
-  // The ICRC covers the outer headers, so build them as the sender's stack will.
-  std::array<std::byte, kIpUdpHeaderSize> outer;
-  const auto written = encode_ip_udp(ip, size, outer);
-  if (!written) return written;
-  const auto span = std::span<const std::byte>(outer);
-  const uint32_t icrc =
-      icrc_ipv4(span.first<kIpv4HeaderSize>(), span.subspan<kIpv4HeaderSize, kUdpHeaderSize>(),
-                out.first(transport.value));
-  store_icrc(icrc, out.subspan(transport.value).first<kIcrcSize>());
+  const auto icrc = icrc_for(ip, size, out.first(transport.value));
+  if (!icrc) return fail<std::size_t>(icrc.error);
+  store_icrc(icrc.value, out.subspan(transport.value).first<kIcrcSize>());
   return {size};
+}
+
+Result<GatherSizes> encode_udp_gather(const IpUdpInfo& ip, const RoceHeaders& headers,
+                                      std::span<const std::byte> payload,
+                                      std::span<std::byte> head_out,
+                                      std::span<std::byte, kMaxGatherTail> tail_out) {
+  const auto head = detail::write_headers(headers, payload.size(), head_out);
+  if (!head) return fail<GatherSizes>(head.error);
+  const uint8_t pad = pad_for(payload.size());
+  std::memset(tail_out.data(), 0, pad);
+  const std::size_t size = head.value + payload.size() + pad + kIcrcSize;
+  const std::array<std::span<const std::byte>, 2> more{payload, tail_out.first(pad)};
+  const auto icrc = icrc_for(ip, size, head_out.first(head.value), more);
+  if (!icrc) return fail<GatherSizes>(icrc.error);
+  store_icrc(icrc.value, tail_out.subspan(pad).first<kIcrcSize>());
+  return {GatherSizes{.head = head.value, .tail = pad + kIcrcSize}};
 }
 
 Result<RoceView> decode_udp_payload(std::span<const std::byte> in) {

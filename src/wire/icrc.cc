@@ -72,12 +72,19 @@ uint32_t crc_update(uint32_t crc, const std::byte* p, std::size_t n) {
 
 #if defined(__x86_64__)
 // Carry-less multiplication folding (Intel, "Fast CRC Computation for Generic Polynomials
-// Using PCLMULQDQ", bit-reflected form; the constants are x^(k) mod P for the IEEE polynomial,
-// the ones Linux's crc32-pclmul uses). Four 128-bit lanes fold 64 bytes per step, then one lane
-// 16 bytes per step; the folded 16 bytes are congruent to everything consumed, so the table
-// code finishes them (and the tail) without a Barrett reduction. About 5x the table code on
-// 4 KiB payloads; the ICRC of every datagram runs through here in the real world.
+// Using PCLMULQDQ", bit-reflected form). Folding a 128-bit block forward by d bits multiplies
+// its two halves by x^(d+32) mod P and x^(d-32) mod P; each constant below is that remainder
+// for the IEEE polynomial, bit-reflected over 32 bits and shifted left by one (the reflected
+// 64x64 product comes out one bit short). fold128 takes the pair as {low: d+32, high: d-32}.
+// The folded 16 bytes are congruent to everything consumed, so the table code finishes them
+// (and the tail) without a Barrett reduction.
+constexpr uint64_t kFold128Lo = 0x1751997d0, kFold128Hi = 0x0ccaa009e;    // d = 128 bits
+constexpr uint64_t kFold256Lo = 0x0f1da05aa, kFold256Hi = 0x15a546366;    // d = 256 bits
+constexpr uint64_t kFold512Lo = 0x154442bd4, kFold512Hi = 0x1c6e41596;    // d = 512 bits
+constexpr uint64_t kFold1024Lo = 0x1e88ef372, kFold1024Hi = 0x14a7fe880;  // d = 1024 bits
+
 #define BIFROST_CLMUL __attribute__((target("pclmul,sse4.1")))
+#define BIFROST_VCLMUL __attribute__((target("vpclmulqdq,avx2,pclmul,sse4.1")))
 
 BIFROST_CLMUL inline __m128i load128(const std::byte* q) {
   return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
@@ -90,45 +97,91 @@ BIFROST_CLMUL inline __m128i fold128(__m128i x, __m128i k, __m128i next) {
   return _mm_xor_si128(_mm_xor_si128(lo, hi), next);
 }
 
+// Folds x over the remaining 16-byte blocks, then hands it and the tail to the table code.
+BIFROST_CLMUL inline uint32_t finish128(__m128i x, const std::byte* p, std::size_t n) {
+  const __m128i k = _mm_set_epi64x(kFold128Hi, kFold128Lo);
+  for (; n >= 16; p += 16, n -= 16) x = fold128(x, k, load128(p));
+  alignas(16) std::byte folded[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(folded), x);
+  return crc_update(crc_update(0, folded, 16), p, n);
+}
+
+// Four 128-bit lanes fold 64 bytes per step. About 5x the table code on 4 KiB payloads.
 BIFROST_CLMUL uint32_t crc_update_clmul(uint32_t crc, const std::byte* p, std::size_t n) {
-  const __m128i k1k2 = _mm_set_epi64x(0x1c6e41596, 0x154442bd4);  // fold by 512 bits
-  const __m128i k3k4 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);  // fold by 128 bits
+  const __m128i k512 = _mm_set_epi64x(kFold512Hi, kFold512Lo);
+  const __m128i k128 = _mm_set_epi64x(kFold128Hi, kFold128Lo);
   __m128i x0 = _mm_xor_si128(load128(p), _mm_cvtsi32_si128(static_cast<int>(crc)));
   __m128i x1 = load128(p + 16);
   __m128i x2 = load128(p + 32);
   __m128i x3 = load128(p + 48);
-  p += 64;
-  n -= 64;
-  while (n >= 64) {
-    x0 = fold128(x0, k1k2, load128(p));
-    x1 = fold128(x1, k1k2, load128(p + 16));
-    x2 = fold128(x2, k1k2, load128(p + 32));
-    x3 = fold128(x3, k1k2, load128(p + 48));
-    p += 64;
-    n -= 64;
+  for (p += 64, n -= 64; n >= 64; p += 64, n -= 64) {
+    x0 = fold128(x0, k512, load128(p));
+    x1 = fold128(x1, k512, load128(p + 16));
+    x2 = fold128(x2, k512, load128(p + 32));
+    x3 = fold128(x3, k512, load128(p + 48));
   }
-  x0 = fold128(x0, k3k4, x1);
-  x0 = fold128(x0, k3k4, x2);
-  x0 = fold128(x0, k3k4, x3);
-  while (n >= 16) {
-    x0 = fold128(x0, k3k4, load128(p));
-    p += 16;
-    n -= 16;
+  x0 = fold128(x0, k128, x1);
+  x0 = fold128(x0, k128, x2);
+  return finish128(fold128(x0, k128, x3), p, n);
+}
+
+// The same folding in 256-bit registers (VPCLMULQDQ folds both 128-bit halves at once, each
+// with its own copy of the constants).
+BIFROST_VCLMUL inline __m256i load256(const std::byte* q) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+}
+
+BIFROST_VCLMUL inline __m256i fold256(__m256i x, __m256i k, __m256i next) {
+  const __m256i lo = _mm256_clmulepi64_epi128(x, k, 0x00);
+  const __m256i hi = _mm256_clmulepi64_epi128(x, k, 0x11);
+  return _mm256_xor_si256(_mm256_xor_si256(lo, hi), next);
+}
+
+// Four 256-bit registers fold 128 bytes per step, then one register 32 bytes per step; its
+// two halves (in memory order) fold into one 128-bit lane for finish128. Needs n >= 128. On a
+// Zen EPYC, 4 KiB: about 24 GB/s against 12 GB/s for the 128-bit code (two or four registers
+// measure the same there, VPCLMULQDQ throughput being the limit; four leave room for CPUs with
+// a longer latency, eight are slower).
+BIFROST_VCLMUL uint32_t crc_update_vclmul(uint32_t crc, const std::byte* p, std::size_t n) {
+  const __m256i k1024 = _mm256_set_epi64x(kFold1024Hi, kFold1024Lo, kFold1024Hi, kFold1024Lo);
+  const __m256i k256 = _mm256_set_epi64x(kFold256Hi, kFold256Lo, kFold256Hi, kFold256Lo);
+  __m256i x0 =
+      _mm256_xor_si256(load256(p), _mm256_setr_epi32(static_cast<int>(crc), 0, 0, 0, 0, 0, 0, 0));
+  __m256i x1 = load256(p + 32);
+  __m256i x2 = load256(p + 64);
+  __m256i x3 = load256(p + 96);
+  for (p += 128, n -= 128; n >= 128; p += 128, n -= 128) {
+    x0 = fold256(x0, k1024, load256(p));
+    x1 = fold256(x1, k1024, load256(p + 32));
+    x2 = fold256(x2, k1024, load256(p + 64));
+    x3 = fold256(x3, k1024, load256(p + 96));
   }
-  alignas(16) std::byte folded[16];
-  _mm_store_si128(reinterpret_cast<__m128i*>(folded), x0);
-  return crc_update(crc_update(0, folded, 16), p, n);
+  x0 = fold256(x0, k256, x1);
+  x0 = fold256(x0, k256, x2);
+  x0 = fold256(x0, k256, x3);
+  for (; n >= 32; p += 32, n -= 32) x0 = fold256(x0, k256, load256(p));
+  const __m128i k128 = _mm_set_epi64x(kFold128Hi, kFold128Lo);
+  return finish128(fold128(_mm256_castsi256_si128(x0), k128, _mm256_extracti128_si256(x0, 1)), p,
+                   n);
 }
 
 bool has_clmul() {
   static const bool yes = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
   return yes;
 }
+
+bool has_vclmul() {
+  static const bool yes =
+      has_clmul() && __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("avx2");
+  return yes;
+}
 #endif
 
-// The fastest CRC register update this CPU has.
+// The fastest CRC register update this CPU has. The 256-bit code needs 128 bytes and from there
+// on measured at least level with the 128-bit code (2x at 4 KiB), so it takes over at once.
 uint32_t crc_update_fast(uint32_t crc, const std::byte* p, std::size_t n) {
 #if defined(__x86_64__)
+  if (n >= 128 && has_vclmul()) return crc_update_vclmul(crc, p, n);
   if (n >= 64 && has_clmul()) return crc_update_clmul(crc, p, n);
 #endif
   return crc_update(crc, p, n);
@@ -150,7 +203,7 @@ constexpr std::byte kOnes{0xFF};
 template <std::size_t kIpSize, typename MaskIp>
 uint32_t icrc_over(std::span<const std::byte, kIpSize> ip_header,
                    std::span<const std::byte, 8> udp_header, std::span<const std::byte> transport,
-                   MaskIp mask_ip) {
+                   std::span<const std::span<const std::byte>> more, MaskIp mask_ip) {
   constexpr std::size_t kOuter = kIpSize + 8;
   constexpr std::size_t kBthByte4 = kOuter + 4;  // FECN, BECN, reserved
   constexpr std::size_t kPrefix = (kOuter + 12 + 15) / 16 * 16;
@@ -162,8 +215,16 @@ uint32_t icrc_over(std::span<const std::byte, kIpSize> ip_header,
   const std::size_t taken = std::min(transport.size(), kPrefix - kOuter);
   if (taken != 0) std::memcpy(buf.data() + kOuter, transport.data(), taken);
   if (kOuter + taken > kBthByte4) buf[kBthByte4] = kOnes;
-  const uint32_t crc = crc_update(kAfterLrh, buf.data(), kOuter + taken);
-  return ~crc_update_fast(crc, transport.data() + taken, transport.size() - taken);
+  uint32_t crc = crc_update(kAfterLrh, buf.data(), kOuter + taken);
+  crc = crc_update_fast(crc, transport.data() + taken, transport.size() - taken);
+  for (const auto piece : more) crc = crc_update_fast(crc, piece.data(), piece.size());
+  return ~crc;
+}
+
+void mask_ipv4(std::byte* ip) {
+  ip[1] = kOnes;            // TOS (DSCP and ECN)
+  ip[8] = kOnes;            // TTL
+  ip[10] = ip[11] = kOnes;  // header checksum
 }
 
 }  // namespace
@@ -173,17 +234,14 @@ uint32_t crc32_ieee(std::span<const std::byte> data, uint32_t previous) {
 }
 
 uint32_t icrc_ipv4(std::span<const std::byte, 20> ip_header,
-                   std::span<const std::byte, 8> udp_header, std::span<const std::byte> transport) {
-  return icrc_over(ip_header, udp_header, transport, [](std::byte* ip) {
-    ip[1] = kOnes;            // TOS (DSCP and ECN)
-    ip[8] = kOnes;            // TTL
-    ip[10] = ip[11] = kOnes;  // header checksum
-  });
+                   std::span<const std::byte, 8> udp_header, std::span<const std::byte> transport,
+                   std::span<const std::span<const std::byte>> more) {
+  return icrc_over(ip_header, udp_header, transport, more, mask_ipv4);
 }
 
 uint32_t icrc_ipv6(std::span<const std::byte, 40> ip_header,
                    std::span<const std::byte, 8> udp_header, std::span<const std::byte> transport) {
-  return icrc_over(ip_header, udp_header, transport, [](std::byte* ip) {
+  return icrc_over(ip_header, udp_header, transport, {}, [](std::byte* ip) {
     ip[0] |= std::byte{0x0F};       // traffic class, high nibble (the version nibble stays)
     ip[1] = ip[2] = ip[3] = kOnes;  // traffic class low nibble and the flow label
     ip[7] = kOnes;                  // hop limit

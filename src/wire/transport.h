@@ -17,4 +17,10 @@ inline constexpr std::size_t kMaxUdpPayload = 0xFFFF - kIpUdpHeaderSize;
 Result<std::size_t> write_transport(const RoceHeaders& headers, std::span<const std::byte> payload,
                                     std::span<std::byte> out);
 
+// The headers only (BTH through the last extension header) of a packet whose payload has
+// `payload_size` bytes, with the same checks as write_transport except room: `out` needs only
+// the headers. Returns their size.
+Result<std::size_t> write_headers(const RoceHeaders& headers, std::size_t payload_size,
+                                  std::span<std::byte> out);
+
 }  // namespace bifrost::wire::detail

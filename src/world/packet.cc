@@ -45,6 +45,7 @@ void Packet::clear() {
   payload.length = 0;
   payload.token = 0;
   payload.bytes.clear();
+  payload.borrowed = {};
   arrival = Time::zero();
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "bifrost/real/device_settings.h"
 #include "bifrost/real/event_loop.h"
 #include "bifrost/real/udp_port.h"
 #include "bifrost/rnic/connect.h"
@@ -82,10 +83,12 @@ class LoopbackPair {
  private:
   void build(Side& side, uint8_t host) {
     side.ip = loopback_address(host);
-    side.port = std::make_unique<UdpPort>(loop_, UdpPortConfig{.local_addresses = {side.ip}});
+    side.port = std::make_unique<UdpPort>(
+        loop_, UdpPortConfig{.local_addresses = {side.ip}, .lend_payloads = true});
     rnic::DeviceConfig dc;
     dc.name = host == 1 ? "real-a" : "real-b";
     dc.gids = {side.ip};
+    real::apply_real_world_settings(dc);
     dc.port_queue_packets = config_.port_queue_packets;
     side.device = std::make_unique<rnic::Device>(loop_, dc);
     side.device->attach(*side.port);

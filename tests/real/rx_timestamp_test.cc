@@ -21,6 +21,7 @@ struct Nic {
     rnic::DeviceConfig dc;
     dc.name = host == 1 ? "ts-a" : "ts-b";
     dc.gids = {ip};
+    real::apply_real_world_settings(dc);
     device = std::make_unique<rnic::Device>(loop, dc);
     device->attach(*port);
     const rnic::ProtectionDomain pd = device->alloc_pd();

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "bifrost/core/error.h"
 #include "bifrost/wire/codec.h"
 #include "loopback_pair.h"
@@ -101,6 +103,75 @@ TEST(UdpPort, SendsAValidRoceDatagramFromThePacketsSourceEndpoint) {
                              .ip_id = 0};
   EXPECT_TRUE(wire::icrc_matches(info, bytes));
   EXPECT_EQ(port.counters().tx_datagrams, 1u);
+}
+
+// A payload borrowed from memory goes out as it is, and the transmit handler learns when the
+// kernel call that took it ran.
+TEST(UdpPort, SendsABorrowedPayloadAndTellsItsDeparture) {
+  EventLoop loop;
+  const world::Ipv4 ip = loopback_address(1);
+  UdpPort port(loop, UdpPortConfig{.local_addresses = {ip}});
+  RawSocket peer(loopback_address(2), 4791);
+  std::vector<Time> departures;
+  port.set_transmit_handler([&] { departures.push_back(port.departure()); });
+  const std::vector<std::byte> memory(4096 + 3, std::byte{0x3c});
+
+  const Time before = loop.now();
+  world::PacketPtr p = world::make_packet();
+  p->src = {ip, 0xC124};
+  p->dst = {loopback_address(2), 4791};
+  p->roce = send_only(78, 9);
+  p->payload.length = static_cast<uint32_t>(memory.size());
+  p->payload.borrowed = memory;
+  port.send(std::move(p));
+  loop.run_until([&] { return !departures.empty(); }, loop.now() + Time::s(5));
+  ASSERT_EQ(departures.size(), 1u);
+  EXPECT_GE(departures[0], before);
+  EXPECT_LE(departures[0], loop.now());
+  EXPECT_EQ(port.departure(), Time::zero()) << "only while the handler runs";
+
+  const auto bytes = peer.receive();
+  const auto view = wire::decode_udp_payload(bytes);
+  ASSERT_TRUE(view.ok());
+  EXPECT_TRUE(std::ranges::equal(view.value.payload, memory));
+  const wire::IpUdpInfo info{.src_ip = ip.value,
+                             .dst_ip = loopback_address(2).value,
+                             .src_port = 0xC124,
+                             .dst_port = 4791,
+                             .ip_id = 0};
+  EXPECT_TRUE(wire::icrc_matches(info, bytes));
+}
+
+// lend_payloads: the handler sees the payload in the receive buffer, not a copy.
+TEST(UdpPort, LentPayloadsBorrowTheReceiveBufferDuringTheHandler) {
+  EventLoop loop;
+  const world::Ipv4 ip = loopback_address(1);
+  UdpPort port(loop, UdpPortConfig{.local_addresses = {ip}, .lend_payloads = true});
+  std::vector<std::vector<std::byte>> seen;
+  port.set_receive_handler([&](world::PacketPtr p) {
+    EXPECT_TRUE(p->payload.bytes.empty());
+    EXPECT_EQ(p->payload.borrowed.size(), p->payload.length);
+    p->payload.own();  // a handler that keeps the packet must own its bytes
+    seen.push_back(p->payload.bytes);
+  });
+  RawSocket sender(loopback_address(2), 0);
+  const world::Endpoint from = sender.endpoint();
+  const wire::IpUdpInfo info{.src_ip = from.ip.value,
+                             .dst_ip = ip.value,
+                             .src_port = from.port,
+                             .dst_port = 4791,
+                             .ip_id = 0};
+  for (uint8_t k = 1; k <= 3; ++k) {
+    std::vector<std::byte> datagram(128);
+    const std::vector<std::byte> payload(20, std::byte{k});
+    const auto size = wire::encode_udp_payload(info, send_only(9, k), payload, datagram);
+    ASSERT_TRUE(size.ok());
+    datagram.resize(size.value);
+    sender.send_to({ip, 4791}, datagram);
+  }
+  loop.run_until([&] { return seen.size() == 3; }, loop.now() + Time::s(5));
+  ASSERT_EQ(seen.size(), 3u);
+  for (uint8_t k = 1; k <= 3; ++k) EXPECT_EQ(seen[k - 1], std::vector<std::byte>(20, std::byte{k}));
 }
 
 TEST(UdpPort, DeliversGoodDatagramsAndCountsBadOnesByReason) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bifrost/core/error.h"
+#include "bifrost/real/device_settings.h"
 #include "bifrost/real/event_loop.h"
 #include "bifrost/real/udp_port.h"
 #include "bifrost/rnic/connect.h"
@@ -50,10 +51,12 @@ world::Ipv4 addr(const std::string& prefix, int host) {
 
 struct Nic {
   Nic(real::EventLoop& loop, world::Ipv4 ip, const char* name) {
-    port = std::make_unique<real::UdpPort>(loop, real::UdpPortConfig{.local_addresses = {ip}});
+    port = std::make_unique<real::UdpPort>(
+        loop, real::UdpPortConfig{.local_addresses = {ip}, .lend_payloads = true});
     rnic::DeviceConfig dc;
     dc.name = name;
     dc.gids = {ip};
+    real::apply_real_world_settings(dc);
     device = std::make_unique<rnic::Device>(loop, dc);
     device->attach(*port);
     pd = device->alloc_pd();

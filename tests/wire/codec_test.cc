@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,47 @@ TEST(WireCodec, EveryOpcodeRoundTripsWithEdgeValues) {
       }
     }
   }
+}
+
+// The scatter-gather encode (headers, payload in place, tail) sends the same bytes.
+TEST(WireCodec, GatherEncodeEqualsTheContiguousOne) {
+  for (const Opcode op : test::supported_opcodes()) {
+    const bool carries_payload = header_chain(op).payload;
+    for (const Fields fields : {Fields::kTypical, Fields::kAllOnes}) {
+      for (const std::size_t size : {0, 1, 2, 3, 4, 7, 64, 1021, 4096}) {
+        if (!carries_payload && size != 0) continue;
+        SCOPED_TRACE(std::string(opcode_name(op)) + " payload " + std::to_string(size));
+        RoceHeaders h = sample_headers(op, fields, size);
+        h.sr.present = fields == Fields::kAllOnes && carries_payload;
+        const auto payload = pattern(size, static_cast<uint8_t>(size + 3));
+        std::vector<std::byte> whole(udp_payload_size(h, size));
+        ASSERT_TRUE(encode_udp_payload(sample_ip(fields), h, payload, whole).ok());
+        std::array<std::byte, 128> head{};
+        std::array<std::byte, kMaxGatherTail> tail{};
+        const auto sizes = encode_udp_gather(sample_ip(fields), h, payload, head, tail);
+        ASSERT_TRUE(sizes.ok()) << describe(sizes.error);
+        std::vector<std::byte> joined(head.begin(), head.begin() + sizes.value.head);
+        joined.insert(joined.end(), payload.begin(), payload.end());
+        joined.insert(joined.end(), tail.begin(), tail.begin() + sizes.value.tail);
+        EXPECT_EQ(joined, whole);
+      }
+    }
+  }
+}
+
+TEST(WireCodec, GatherEncodeChecksLikeTheContiguousOne) {
+  RoceHeaders h = sample_headers(Opcode::kRcWriteFirst, Fields::kTypical, 8);
+  std::array<std::byte, kMaxGatherTail> tail{};
+  std::array<std::byte, 8> small{};
+  EXPECT_EQ(encode_udp_gather(sample_ip(), h, pattern(8), small, tail).error,
+            WireError::kBufferTooSmall);
+  h.bth.psn = 1u << 24;
+  std::array<std::byte, 128> head{};
+  EXPECT_EQ(encode_udp_gather(sample_ip(), h, pattern(8), head, tail).error,
+            WireError::kFieldOutOfRange);
+  const RoceHeaders cnp = sample_headers(Opcode::kCnp, Fields::kTypical, 0);
+  EXPECT_EQ(encode_udp_gather(sample_ip(), cnp, pattern(4), head, tail).error,
+            WireError::kPayloadNotAllowed);
 }
 
 TEST(WireCodec, FieldLayoutMatchesIbta) {

@@ -333,7 +333,12 @@ void settle_connections(Session& s) {
 nlohmann::json transport_counters(Session& s) {
   transport::SenderStats tx;
   transport::ReceiverStats rx;
+  double srtt_sum_us = 0;
+  Time min_rtt = Time::max();
   for (size_t c = 0; c < s.qp_count(); ++c) {
+    const transport::RttEstimator& rtt = s.connection(c).rtt();
+    srtt_sum_us += rtt.srtt().microseconds();
+    min_rtt = std::min(min_rtt, rtt.min_rtt());
     const auto& a = s.connection(c).sender_stats();
     const auto& b = s.connection(c).receiver_stats();
     tx.messages_sent += a.messages_sent;
@@ -370,6 +375,9 @@ nlohmann::json transport_counters(Session& s) {
           {"acks_received", tx.acks_received},
           {"stale_acks", tx.stale_acks},
           {"rtt_samples", tx.rtt_samples},
+          // The RTT the chunking and the CC see (mean srtt over connections, smallest sample).
+          {"srtt_us", srtt_sum_us / static_cast<double>(std::max<size_t>(1, s.qp_count()))},
+          {"min_rtt_us", min_rtt == Time::max() ? 0.0 : min_rtt.microseconds()},
           {"failovers", tx.failovers},
           {"reads_done", tx.reads_done},
           {"writes_done", tx.writes_done},

@@ -5,6 +5,7 @@
 #include "bifrost/core/error.h"
 #include "bifrost/core/rng.h"
 #include "bifrost/real/clock.h"
+#include "bifrost/real/device_settings.h"
 #include "bifrost/rnic/connect.h"
 
 namespace bifrost::perf {
@@ -82,15 +83,15 @@ Session::Session(const Options& options)
   const world::Ipv4 local =
       options_.bind.empty() ? channel_.local_ip() : world::parse_ipv4(options_.bind);
   port_ = std::make_unique<real::UdpPort>(
-      *loop_, real::UdpPortConfig{.local_addresses = {local}, .gso = options.gso});
+      *loop_,
+      real::UdpPortConfig{.local_addresses = {local}, .gso = options.gso, .lend_payloads = true});
 
   rnic::DeviceConfig dc;
   dc.name = options_.is_client() ? "perf-client" : "perf-server";
   dc.seed = static_cast<uint64_t>(real::monotonic_now().picoseconds());
   dc.gids = {local};
   dc.max_mtu = options_.mtu;
-  // Enough packets queued in the port for sendmmsg to batch.
-  dc.port_queue_packets = 64;
+  real::apply_real_world_settings(dc);
   dc.data_path.ecn_capable = options_.ecn;
   device_ = std::make_unique<rnic::Device>(*loop_, dc);
   device_->attach(*port_);

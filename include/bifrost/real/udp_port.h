@@ -3,12 +3,14 @@
 // address; sends from one socket per source endpoint (address, UDP source port) in use, made on
 // first use, because a device owns several GIDs and each QP picks its source port.
 //
-// Sending: send() encodes the packet at once into a ring of datagram buffers and a deferred
-// flush hands the ring to the kernel with sendmmsg, one batch per run of packets sharing a
-// socket. transmitted() is told per datagram the kernel took, after the batch call returned, so
-// the device's next send (made from its transmit handler) lands in the ring instead of
-// recursing. The IPv4 header the kernel writes has DF set and, the sockets being unconnected,
-// IP id 0 (Linux's rule for DF datagrams), which is what the ICRC is computed over.
+// Sending: send() encodes the packet's headers and ICRC at once into a ring (the payload stays
+// in the packet, which the ring keeps: each datagram goes to the kernel as headers, payload and
+// pad + ICRC, so the payload is copied only by the kernel) and a deferred flush hands the ring
+// to the kernel with sendmmsg, one batch per run of packets sharing a socket. transmitted() is told
+// per datagram the kernel took, after the batch call returned, so the device's next send (made from
+// its transmit handler) lands in the ring instead of recursing, with the time the call began as the
+// departure. The IPv4 header the kernel writes has DF set and, the sockets being unconnected, IP id
+// 0 (Linux's rule for DF datagrams), which is what the ICRC is computed over.
 //
 // Receiving: recvmmsg batches; the destination address comes from IP_PKTINFO, DSCP/ECN from
 // IP_RECVTOS, kernel drops from SO_RXQ_OVFL and the kernel receive time from SO_TIMESTAMPNS.
@@ -45,6 +47,11 @@ struct UdpPortConfig {
   // numbers the IP ids of GSO segments upward, so only a bifrost peer (which cannot see the id
   // and assumes 0) accepts them: off by default, for bifrost-to-bifrost speed.
   bool gso = false;
+  // Deliver packets whose payload borrows the receive buffer (world::Payload::borrowed) instead
+  // of a copy of it. The bytes are valid only while the receive handler runs: for a handler
+  // that consumes the payload at once, as rnic::Device does (it places it into memory, or
+  // copies it when its receive pipeline holds the packet).
+  bool lend_payloads = false;
 };
 
 struct UdpPortCounters {
@@ -94,9 +101,15 @@ class UdpPort final : public world::PacketPort {
   struct TxItem {
     int fd = -1;
     sockaddr_in dst{};
-    uint32_t length = 0;
+    uint32_t length = 0;  // the UDP payload: headers, payload, tail
     uint8_t tos = 0;
+    uint8_t head = 0;         // header bytes at the start of the item's ring bytes
+    uint8_t tail = 0;         // pad and ICRC bytes at kTailOffset of them
+    world::PacketPtr packet;  // owns the payload until the kernel took it
   };
+  // Ring bytes per item: room for the longest header chain, then the tail.
+  static constexpr size_t kItemBytes = 128;
+  static constexpr size_t kTailOffset = 120;
   struct RxSocket {
     int fd = -1;
     world::Ipv4 address;
@@ -110,9 +123,11 @@ class UdpPort final : public world::PacketPort {
   // when the kernel would block.
   bool flush_run();
   void drop_head(const std::string& why);
-  void pop_head_transmitted();
+  void pop_head_transmitted(Time departure = Time::zero());
   void grow_ring();
-  std::byte* tx_buffer(size_t ring_index) { return tx_bytes_.data() + ring_index * datagram_; }
+  std::byte* item_bytes(size_t ring_index) { return tx_bytes_.data() + ring_index * kItemBytes; }
+  // Points `iov` at the item's pieces; returns how many (2 or 3: no payload, no piece).
+  size_t gather(size_t ring_index, iovec* iov);
   void on_writable(int fd);
   void receive(RxSocket& socket);
   // One received buffer: a datagram, or with GRO a run of them `segment` bytes apart.
@@ -150,6 +165,7 @@ class UdpPort final : public world::PacketPort {
   std::vector<iovec> tx_iov_;
   std::vector<std::byte> tx_control_;
   std::vector<std::byte> scratch_payload_;
+  static constexpr size_t kIovPerDatagram = 3;
 
   // Receive batch buffers: rx_slot_ bytes each (a datagram, or a GRO run).
   size_t rx_slot_;

@@ -66,6 +66,13 @@ struct DeviceConfig {
   bool slow_restart = false;
   // Packets the device keeps queued in its port; its own scheduler orders the rest.
   uint32_t port_queue_packets = 2;
+  // When a UC/UD send completes and what its CQE timestamp says. false: when its last packet
+  // is handed to the port (the simulator, whose port holds two packets: early by at most two
+  // packet times). true: when the port has taken that packet (it left the NIC, as on
+  // hardware). The real world needs it: with a socket port of 64 packets, stamping at hand-off
+  // counted hundreds of microseconds of the sender's own queue as path delay in Bifröst's RTT
+  // samples, and the load-aware chunking shrank its chunks for it.
+  bool complete_sends_at_transmit = false;
 };
 
 class Device final : public NicContext {
@@ -131,8 +138,11 @@ class Device final : public NicContext {
   const RateLimiterConfig& rate_limiter_config() const override { return config_.rate_limiter; }
   void wake(QueuePair& qp) override;
   void send_ack(QueuePair& qp, const wire::RoceHeaders& headers) override;
+  void complete_sent(CompletionQueue& cq, const WorkCompletion& wc) override;
 
  private:
+  // Pushes the completions held for packets the port has taken (all of them when `all`).
+  void release_sent_completions(bool all);
   void pump();
   QueuePair* next_ready();
   RateLimiter* limiter_of(QueuePair& qp);
@@ -164,7 +174,15 @@ class Device final : public NicContext {
   DataPathCounters counters_;
   Time rx_arrival_;  // arrival of the packet being received; zero outside receive()
   world::PacketPort* port_ = nullptr;
-  uint32_t in_port_ = 0;  // packets handed to the port that have not started transmission
+  uint32_t in_port_ = 0;           // packets handed to the port that have not started transmission
+  uint64_t port_handed_ = 0;       // packets handed to the port, ever
+  uint64_t port_transmitted_ = 0;  // of them, transmitted (the port reports in order)
+  struct HeldCompletion {
+    CompletionQueue* cq;
+    WorkCompletion wc;
+    uint64_t packet;  // the port_handed_ number of the send's last packet
+  };
+  std::deque<HeldCompletion> held_completions_;  // complete_sends_at_transmit
   bool pumping_ = false;
   std::deque<world::PacketPtr> acks_;
   std::array<std::deque<QueuePair*>, 8> ready_;    // per priority class, round-robin

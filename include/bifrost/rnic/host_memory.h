@@ -66,6 +66,9 @@ class HostMemory {
   // Sets out.length = length and describes the content of [va, va + length): either a token
   // (pattern content, out.bytes cleared) or real bytes (out.bytes resized to length, token 0).
   virtual void read(uint64_t va, uint32_t length, world::Payload& out) const = 0;
+  // As read, but real bytes are borrowed (out.borrowed) rather than copied where the memory
+  // has them in one piece; valid until the memory is written or freed.
+  virtual void borrow(uint64_t va, uint32_t length, world::Payload& out) const;
   // Stores the payload's content at va (its bytes if it has them, else its token's pattern).
   // A payload with bytes must have bytes.size() == length. Length 0 is a no-op.
   virtual void write(uint64_t va, const world::Payload& in) = 0;
@@ -99,6 +102,7 @@ class ByteMemory final : public HostMemory {
   ByteMemory(uint64_t base, uint64_t size);
 
   void read(uint64_t va, uint32_t length, world::Payload& out) const override;
+  void borrow(uint64_t va, uint32_t length, world::Payload& out) const override;
   void write(uint64_t va, const world::Payload& in) override;
   void copy_out(uint64_t va, std::span<std::byte> out) const override;
   ContentRun content_at(uint64_t va, uint64_t max_length) const override;
@@ -170,5 +174,15 @@ class TokenMemory final : public HostMemory {
 // content materialized (in bounded chunks). Throws Error if either range is out of bounds.
 bool same_content(const HostMemory& a, uint64_t va, const HostMemory& b, uint64_t vb,
                   uint64_t length);
+
+// A packet's payload read for transmission: borrowed when `zero_copy`, else copied.
+inline void read_payload(const HostMemory& memory, uint64_t va, uint32_t length, bool zero_copy,
+                         world::Payload& out) {
+  if (zero_copy) {
+    memory.borrow(va, length, out);
+  } else {
+    memory.read(va, length, out);
+  }
+}
 
 }  // namespace bifrost::rnic

@@ -14,6 +14,8 @@
 namespace bifrost::rnic {
 
 class QueuePair;
+class CompletionQueue;
+struct WorkCompletion;
 
 // Device-wide data-path behaviour.
 struct DataPathConfig {
@@ -29,6 +31,12 @@ struct DataPathConfig {
   uint32_t max_recv_wr = 4096;
   // Mark data packets ECN-capable (ECT(0)), as NICs with DCQCN do.
   bool ecn_capable = false;
+  // Packets borrow their payload from the memory region instead of copying it
+  // (world::Payload::borrowed), as a NIC DMAs at transmit time. Only for a port that is done
+  // with a packet's bytes when it reports it transmitted (the sockets); needs
+  // DeviceConfig::complete_sends_at_transmit, so that no UC/UD completion hands a buffer back
+  // to its owner while a packet still borrows it.
+  bool zero_copy_transmit = false;
 };
 
 // What the data path counted, device-wide.
@@ -105,6 +113,9 @@ class NicContext {
   virtual void wake(QueuePair& qp) = 0;
   // The requester of `qp` timed out (ConnectX-5's slow restart reacts to it).
   virtual void on_retransmission_timeout(QueuePair& /*qp*/) {}
+  // A UC or UD send whose last packet was just built (it goes to the port next): the device
+  // pushes `wc` to `cq`, stamped when the packet leaves (DeviceConfig::complete_sends_at_transmit).
+  virtual void complete_sent(CompletionQueue& cq, const WorkCompletion& wc) = 0;
   // Queues an ACK-class packet (ACK, NAK, SACK, RNR NAK) of `qp`, sent before data.
   virtual void send_ack(QueuePair& qp, const wire::RoceHeaders& headers) = 0;
 };

@@ -96,7 +96,9 @@ class Requester {
   // Moves una forward to `una` (never past an unfinished READ) and completes finished slots.
   // Returns true if una moved.
   bool acknowledge_to(uint32_t una);
-  void complete_front();
+  // `sent`: UC/UD, the front request's last packet is being built and the device completes it
+  // (DeviceConfig::complete_sends_at_transmit); else it completes now (RC: acknowledged).
+  void complete_front(bool sent = false);
   // A READ's responses went missing: ask for them again.
   void report_read_gap();
   // Completes slot `culprit` with `status` and every other one with flush_error, in posting

@@ -55,6 +55,19 @@ Result<std::size_t> encode_udp_payload(const IpUdpInfo& ip, const RoceHeaders& h
                                        std::span<const std::byte> payload,
                                        std::span<std::byte> out);
 
+// encode_udp_payload without copying the payload, for a datagram sent from several buffers:
+// the UDP payload is head_out[0, head) + payload + tail_out[0, tail), the tail holding the pad
+// and the ICRC.
+struct GatherSizes {
+  std::size_t head = 0;
+  std::size_t tail = 0;
+};
+inline constexpr std::size_t kMaxGatherTail = 3 + kIcrcSize;
+Result<GatherSizes> encode_udp_gather(const IpUdpInfo& ip, const RoceHeaders& headers,
+                                      std::span<const std::byte> payload,
+                                      std::span<std::byte> head_out,
+                                      std::span<std::byte, kMaxGatherTail> tail_out);
+
 // Parses a UDP payload. The ICRC is returned, not checked: it covers the IP and UDP headers,
 // which this function does not see (use icrc_matches or decode_ipv4_packet). A CNP's reserved
 // bytes are skipped whatever they hold, as the annex says a receiver must.

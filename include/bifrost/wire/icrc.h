@@ -22,10 +22,13 @@ inline constexpr std::size_t kIcrcSize = 4;
 // running CRC: crc32_ieee(b, crc32_ieee(a)) == crc32_ieee(a followed by b).
 uint32_t crc32_ieee(std::span<const std::byte> data, uint32_t previous = 0);
 
-// ICRC of a RoCEv2 packet over IPv4. `transport` is BTH through pad, without the ICRC field.
-// The header spans hold the headers as sent; masking happens on a private copy.
+// ICRC of a RoCEv2 packet over IPv4. `transport` is BTH through pad, without the ICRC field,
+// or its first piece (BTH included) when the packet is sent from several buffers: `more` are
+// the pieces that follow, in order. The header spans hold the headers as sent; masking happens
+// on a private copy.
 uint32_t icrc_ipv4(std::span<const std::byte, 20> ip_header,
-                   std::span<const std::byte, 8> udp_header, std::span<const std::byte> transport);
+                   std::span<const std::byte, 8> udp_header, std::span<const std::byte> transport,
+                   std::span<const std::span<const std::byte>> more = {});
 // The same over an IPv6 header (no extension headers).
 uint32_t icrc_ipv6(std::span<const std::byte, 40> ip_header,
                    std::span<const std::byte, 8> udp_header, std::span<const std::byte> transport);

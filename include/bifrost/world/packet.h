@@ -9,6 +9,7 @@
 // integrity can be checked without carrying bytes.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "bifrost/core/time.h"
@@ -21,6 +22,21 @@ struct Payload {
   uint32_t length = 0;
   uint64_t token = 0;
   std::vector<std::byte> bytes;  // capacity is kept when the packet is recycled
+  // Instead of `bytes`: `length` bytes borrowed from host memory, not copied (the real world's
+  // transmit path, rnic::DataPathConfig::zero_copy_transmit). Valid until the port has sent
+  // the packet; nothing else may keep it.
+  std::span<const std::byte> borrowed{};
+
+  // Copies borrowed bytes into `bytes`, for a packet kept past the borrow.
+  void own() {
+    if (borrowed.empty()) return;
+    bytes.assign(borrowed.begin(), borrowed.end());
+    borrowed = {};
+  }
+  // The real bytes, owned or borrowed (empty for a token-only payload).
+  std::span<const std::byte> real_bytes() const {
+    return borrowed.empty() ? std::span<const std::byte>(bytes) : borrowed;
+  }
 };
 
 struct Packet {

@@ -2,6 +2,7 @@
 // The packet half of the world boundary: where a NIC hands packets to the network and gets them
 // back. In simulation the port is a host's link; in the real world it is a set of UDP sockets.
 #include "bifrost/core/inplace_function.h"
+#include "bifrost/core/time.h"
 #include "bifrost/world/packet.h"
 
 namespace bifrost::world {
@@ -23,6 +24,11 @@ class PacketPort {
   void set_receive_handler(ReceiveHandler handler) { handler_ = std::move(handler); }
   uint64_t dropped_without_handler() const { return dropped_without_handler_; }
   void set_transmit_handler(TransmitHandler handler) { transmit_handler_ = std::move(handler); }
+  // When the packet the transmit handler is being told of left, if the port knows better than
+  // "now": the sockets report after the kernel call returned, but the packet left when the call
+  // began (on loopback the peer may have received it and answered by the time it returns).
+  // Zero: now.
+  Time departure() const { return departure_; }
 
  protected:
   // Called by implementations for every packet that arrives.
@@ -34,14 +40,17 @@ class PacketPort {
     }
   }
   // Called by implementations when a packet starts transmission.
-  void transmitted() {
+  void transmitted(Time departure = Time::zero()) {
+    departure_ = departure;
     if (transmit_handler_) transmit_handler_();
+    departure_ = Time::zero();
   }
 
  private:
   ReceiveHandler handler_;
   TransmitHandler transmit_handler_;
   uint64_t dropped_without_handler_ = 0;
+  Time departure_;
 };
 
 }  // namespace bifrost::world
