@@ -64,6 +64,8 @@ perf_pair bifrost_rc "" "" 127.0.0.2 -p 18703 --transport bifrost-rc
 # With UDP GSO/GRO batching (bifrost-to-bifrost only: see real/udp_port.h).
 perf_pair plain_rc_gso "" "" 127.0.0.2 -p 18705 --gso
 perf_pair bifrost_uc_cc_none_gso "" "" 127.0.0.2 -p 18706 --transport bifrost-uc --cc none --gso
+perf_pair bifrost_uc_gso "" "" 127.0.0.2 -p 18707 --transport bifrost-uc --gso
+perf_pair bifrost_rc_gso "" "" 127.0.0.2 -p 18708 --transport bifrost-rc --gso
 
 if [ "$(id -u)" -eq 0 ]; then
   echo "== testbed (veth between namespaces), 128 messages in flight, 0 and 1% random loss"

@@ -25,6 +25,8 @@ constexpr size_t kTxControlBytes = 2 * CMSG_SPACE(sizeof(int));
 constexpr size_t kMaxGsoSegments = 64;
 constexpr size_t kMaxGsoBytes = 65000;
 constexpr size_t kGroBufferBytes = 65536;
+// sendmmsg calls per flush pass (each up to `batch` messages).
+constexpr size_t kFlushCallsPerPass = 2;
 
 // Writes one control message at `control + used` (room and alignment are the caller's);
 // returns the bytes used after it.
@@ -234,11 +236,15 @@ void UdpPort::schedule_flush() {
 }
 
 void UdpPort::flush() {
+  // The device refills the ring from transmitted(), so one pass could send everything its QPs
+  // hold (megabytes) while the receive sockets wait: a pass makes a few kernel calls, then the
+  // rest goes in a later pass, after the loop has polled the sockets.
   flushing_ = true;
-  while (tx_count_ > 0 && !blocked_) {
+  for (size_t calls = 0; tx_count_ > 0 && !blocked_ && calls < kFlushCallsPerPass; ++calls) {
     if (!flush_run()) break;
   }
   flushing_ = false;
+  if (tx_count_ > 0) schedule_flush();
 }
 
 size_t UdpPort::gather(size_t ring_index, iovec* iov) {

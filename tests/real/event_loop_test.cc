@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <functional>
 #include <vector>
 
 #include "bifrost/core/error.h"
@@ -113,7 +114,9 @@ TEST(EventLoop, DataThatArrivedWhileAwayIsReadBeforeADueTimer) {
   ::close(fds[1]);
 }
 
-TEST(EventLoop, DeferredRunsBeforeWaitingInOrder) {
+// Deferred callbacks run in order; what they defer runs one pass later, and that pass does not
+// wait (a deadline of never would hang here if it did).
+TEST(EventLoop, DeferredRunsInOrderOneGenerationPerPassWithoutWaiting) {
   EventLoop loop;
   std::vector<int> order;
   loop.defer([&] {
@@ -121,8 +124,36 @@ TEST(EventLoop, DeferredRunsBeforeWaitingInOrder) {
     loop.defer([&] { order.push_back(3); });
   });
   loop.defer([&] { order.push_back(2); });
-  loop.run_once(loop.now() + Time::s(1));
+  loop.run_once();
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  loop.run_once();
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+}
+
+// A callback that defers itself forever (a sender that always has more to send) does not keep
+// a readable fd from being served.
+TEST(EventLoop, ADeferredChainDoesNotStarveTheSockets) {
+  EventLoop loop;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  bool read_it = false;
+  loop.add_fd(fds[0], EPOLLIN, [&](uint32_t) {
+    char c;
+    EXPECT_EQ(::read(fds[0], &c, 1), 1);
+    read_it = true;
+  });
+  uint64_t chain = 0;
+  std::function<void()> again = [&] {
+    ++chain;
+    loop.defer([&] { again(); });
+  };
+  loop.defer([&] { again(); });
+  ASSERT_EQ(::write(fds[1], "x", 1), 1);
+  EXPECT_TRUE(loop.run_until([&] { return read_it; }));
+  EXPECT_GE(chain, 1u);
+  loop.remove_fd(fds[0]);
+  ::close(fds[0]);
+  ::close(fds[1]);
 }
 
 TEST(EventLoop, RunUntilGivesUpAtTheDeadline) {
