@@ -12,6 +12,11 @@
 
 namespace bifrost::real {
 
+namespace {
+// How long run_deferred keeps running generations of deferred callbacks before polling.
+constexpr Time kDeferredBudget = Time::us(50);
+}  // namespace
+
 EventLoop::EventLoop(EventLoopConfig config) : config_(config) {
   if (config_.max_events <= 0) throw Error("event loop: max_events must be positive");
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
@@ -137,13 +142,19 @@ bool EventLoop::run_due_timers() {
 }
 
 bool EventLoop::run_deferred() {
-  // One generation: what these callbacks defer waits for the next pass (see defer()). A sender
-  // whose every transmit completion posted more work once ran this for milliseconds while its
-  // ACKs aged in the socket (3.4 ms on average) and its retransmission timer fired.
+  // Generation after generation while they are short (a message's path through transport,
+  // NIC and port is a few of them: running them at once keeps latency low), but a chain that
+  // keeps deferring more stops after kDeferredBudget so the sockets are polled (see defer()).
+  // Unbounded, a sender whose every transmit completion posted more work once ran here for
+  // milliseconds while its ACKs aged in the socket (3.4 ms on average) and its retransmission
+  // timer fired.
   if (deferred_.empty()) return false;
-  running_deferred_.swap(deferred_);
-  for (auto& callback : running_deferred_) callback();
-  running_deferred_.clear();
+  const Time start = now();
+  do {
+    running_deferred_.swap(deferred_);
+    for (auto& callback : running_deferred_) callback();
+    running_deferred_.clear();
+  } while (!deferred_.empty() && now() - start < kDeferredBudget);
   return true;
 }
 

@@ -43,9 +43,9 @@ class EventLoop final : public world::Scheduler {
   bool cancel(world::TimerId id) override;
 
   // Runs `callback` after the current callback returns, before the loop waits again (FIFO).
-  // Callbacks deferred by deferred callbacks run one generation later, after the sockets were
-  // polled without waiting: a chain of them (send, complete, post, send ...) cannot keep
-  // arriving packets (ACKs) waiting in their sockets.
+  // Callbacks deferred by deferred callbacks run in the same pass unless the pass has spent
+  // 50 us on them: then the sockets are polled (without waiting) first, so a chain that never
+  // ends (send, complete, post, send ...) cannot keep arriving packets (ACKs) waiting.
   void defer(world::TimerCallback callback);
 
   // Watches `fd` for `events` (EPOLLIN, EPOLLOUT, ...). Throws Error if fd is already watched
