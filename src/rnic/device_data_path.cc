@@ -5,6 +5,7 @@
 
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/device.h"
+#include "bifrost/rnic/requester.h"
 #include "bifrost/wire/frame.h"
 
 namespace bifrost::rnic {
@@ -175,12 +176,26 @@ void Device::complete_sent(CompletionQueue& cq, const WorkCompletion& wc) {
   held_completions_.push_back(HeldCompletion{&cq, wc, port_handed_ + 1});
 }
 
+void Device::note_last_packet(QueuePair& qp, uint32_t psn) {
+  if (!config_.complete_sends_at_transmit || port_ == nullptr) return;
+  pending_departures_.push_back(PendingDeparture{qp.qp_num(), psn, port_handed_ + 1});
+}
+
 void Device::release_sent_completions(bool all) {
+  const Time departed = port_ != nullptr ? port_->departure() : Time::zero();
+  const Time stamp = departed != Time::zero() ? clock_.hw_time(departed) : hw_time();
+  while (!pending_departures_.empty() &&
+         (all || pending_departures_.front().packet <= port_transmitted_)) {
+    const PendingDeparture& d = pending_departures_.front();
+    if (QueuePair* qp = find_qp(d.qp_num); qp != nullptr && qp->requester() != nullptr) {
+      qp->requester()->departed(d.psn, stamp);
+    }
+    pending_departures_.pop_front();
+  }
   while (!held_completions_.empty() &&
          (all || held_completions_.front().packet <= port_transmitted_)) {
     HeldCompletion& h = held_completions_.front();
-    const Time departed = port_ != nullptr ? port_->departure() : Time::zero();
-    h.wc.hw_timestamp = departed != Time::zero() ? clock_.hw_time(departed) : hw_time();
+    h.wc.hw_timestamp = stamp;
     h.cq->push(h.wc);
     held_completions_.pop_front();
   }

@@ -165,6 +165,10 @@ bool Requester::produce(world::Packet& out) {
   Slot* slot = find_slot(snd_max_);
   if (slot == nullptr) return false;
   build(*slot, snd_max_, out);
+  if (!is_read(slot->wr) &&
+      wire::psn_diff(snd_max_, slot->first_psn) + 1 == static_cast<int32_t>(slot->span)) {
+    nic_.note_last_packet(qp_, snd_max_);
+  }
   snd_max_ = wire::psn_add(snd_max_, is_read(slot->wr) ? slot->span : 1);
   // The window is now full: ask for an ACK with this packet. The responder otherwise ACKs every
   // few packets or at a message's end, and a window smaller than that would leave both ends
@@ -338,12 +342,18 @@ void Requester::report_read_gap() {
   nic_.wake(qp_);
 }
 
+void Requester::departed(uint32_t psn, Time when) {
+  Slot* slot = find_slot(psn);
+  if (slot != nullptr && slot->departed == Time::zero()) slot->departed = when;
+}
+
 void Requester::complete_front(bool sent) {
   const Slot& s = sq_.front();
   if (s.wr.signaled) {
-    const WorkCompletion wc =
+    WorkCompletion wc =
         make_completion(s.wr.wr_id, WcStatus::success, send_completion_opcode(s.wr.opcode),
                         s.wr.sge.length, std::nullopt, qp_.qp_num(), nic_.hw_time());
+    wc.sent_timestamp = s.departed;
     if (sent) {
       nic_.complete_sent(qp_.send_cq(), wc);
     } else {

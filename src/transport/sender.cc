@@ -446,7 +446,8 @@ Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes) {
   if (config_.reliability == Reliability::hardware_rc) {
     // RC completes at the ACK, so the RTT would include the time the WQE waited in the NIC
     // behind earlier ones. Like RoGUE, start it when the WQE's last byte is estimated to leave:
-    // the NIC serializes the QP's WQEs back to back at line rate.
+    // the NIC serializes the QP's WQEs back to back at line rate. (A NIC that reports when the
+    // last packet left, WorkCompletion::sent_timestamp, replaces the estimate.)
     const Time start = std::max(endpoint_.clock().nic_now(), nic_busy_until_);
     nic_busy_until_ = start + Time::from_seconds(static_cast<double>(bytes) * 8 /
                                                  static_cast<double>(config_.line_rate_bps));

@@ -61,8 +61,9 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
   if (config_.reliability == Reliability::hardware_rc && !wqe->done) {
     if (ok) {
       // RC: the NIC's completion is the acknowledgement; the RTT runs from posting to it.
-      const std::optional<Time> rtt =
-          add_rtt_sample(*wqe, rtt_sample(wqe->t1_posted, wc.hw_timestamp, Time::zero()));
+      const std::optional<Time> rtt = add_rtt_sample(
+          *wqe, rtt_sample(wc.sent_timestamp != Time::zero() ? wc.sent_timestamp : wqe->t1_posted,
+                           wc.hw_timestamp, Time::zero()));
       last_progress_ = scheduler_.now();
       loss_unrepaired_ = false;
       cc_->on_ack(AckEvent{.now = scheduler_.now(), .acked_bytes = wqe->bytes, .rtt = rtt});

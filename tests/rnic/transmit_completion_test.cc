@@ -33,6 +33,7 @@ class HeldPort final : public world::PacketPort {
     transmitted(departure);
     return p;
   }
+  void arrive(world::PacketPtr packet) { deliver(std::move(packet)); }
   std::deque<world::PacketPtr> held;
 };
 
@@ -48,12 +49,12 @@ std::vector<WorkCompletion> poll(CompletionQueue& cq) {
 }
 
 struct Sender {
-  explicit Sender(const DeviceConfig& config, bool byte_memory = true)
+  explicit Sender(const DeviceConfig& config, bool byte_memory = true, QpType type = QpType::uc)
       : device(scheduler, with_gid(config)) {
     device.attach(port);
     const ProtectionDomain pd = device.alloc_pd();
     cq = &device.create_cq(64);
-    qp = &device.create_qp(pd, QpType::uc, *cq, *cq);
+    qp = &device.create_qp(pd, type, *cq, *cq);
     if (byte_memory) {
       auto bytes = std::make_unique<ByteMemory>(kBase, 1 << 16);
       for (size_t i = 0; i < bytes->bytes().size(); ++i) {
@@ -88,6 +89,16 @@ struct Sender {
   std::unique_ptr<HostMemory> memory;
   const MemoryRegion* mr = nullptr;
 };
+
+// The peer's RC ACK of everything up to `psn`.
+world::PacketPtr ack_of(const QueuePair& qp, uint32_t psn) {
+  world::PacketPtr ack = world::make_packet();
+  ack->roce.bth.opcode = wire::Opcode::kRcAcknowledge;
+  ack->roce.bth.dest_qp = qp.qp_num();
+  ack->roce.bth.psn = psn;
+  ack->roce.aeth = wire::make_ack(1);
+  return ack;
+}
 
 DeviceConfig at_transmit() {
   DeviceConfig c;
@@ -144,6 +155,34 @@ TEST(TransmitCompletion, DestroyingTheQpDropsItsHeldCompletions) {
   s.device.destroy_qp(s.qp->qp_num());
   s.port.take();
   EXPECT_TRUE(poll(*s.cq).empty());
+}
+
+// RC completes at the ACK; with completions at transmit its CQE also says when the request's
+// last packet left, so software RTT need not guess how long it waited in the NIC.
+TEST(TransmitCompletion, RcCompletionsCarryWhenTheLastPacketLeft) {
+  Sender s(at_transmit(), true, QpType::rc);
+  s.send(1, 2 * kMtu);
+  ASSERT_EQ(s.port.held.size(), 2u);
+  s.port.take(Time::us(2));
+  s.port.take(Time::us(3));
+  s.scheduler.now_ = Time::us(10);
+  s.port.arrive(ack_of(*s.qp, 1));
+  const auto wcs = poll(*s.cq);
+  ASSERT_EQ(wcs.size(), 1u);
+  EXPECT_EQ(wcs[0].sent_timestamp, Time::us(3));
+  EXPECT_EQ(wcs[0].hw_timestamp, Time::us(10));
+}
+
+TEST(TransmitCompletion, WithoutItRcCompletionsHaveNoSentTimestamp) {
+  DeviceConfig c;
+  c.port_queue_packets = 8;
+  Sender s(c, true, QpType::rc);
+  s.send(1, kMtu);
+  s.port.take(Time::us(2));
+  s.port.arrive(ack_of(*s.qp, 0));
+  const auto wcs = poll(*s.cq);
+  ASSERT_EQ(wcs.size(), 1u);
+  EXPECT_EQ(wcs[0].sent_timestamp, Time::zero());
 }
 
 TEST(ZeroCopyTransmit, PayloadsBorrowTheRegionsBytes) {

@@ -39,6 +39,10 @@ struct WorkCompletion {
   std::optional<uint32_t> imm;
   uint32_t qp_num = 0;
   Time hw_timestamp;
+  // RC sends, with DeviceConfig::complete_sends_at_transmit: when the request's last packet
+  // first left the NIC (zero otherwise). A soft-RNIC extension (ConnectX CQEs have only the
+  // completion's time): software RTT over RC needs it when the NIC's own queue is deep.
+  Time sent_timestamp;
   // UD receives: who sent it (the GRH and DETH of the packet).
   uint32_t src_qp = 0;
   world::Ipv4 src_ip;

@@ -139,6 +139,7 @@ class Device final : public NicContext {
   void wake(QueuePair& qp) override;
   void send_ack(QueuePair& qp, const wire::RoceHeaders& headers) override;
   void complete_sent(CompletionQueue& cq, const WorkCompletion& wc) override;
+  void note_last_packet(QueuePair& qp, uint32_t psn) override;
 
  private:
   // Pushes the completions held for packets the port has taken (all of them when `all`).
@@ -183,6 +184,12 @@ class Device final : public NicContext {
     uint64_t packet;  // the port_handed_ number of the send's last packet
   };
   std::deque<HeldCompletion> held_completions_;  // complete_sends_at_transmit
+  struct PendingDeparture {
+    uint32_t qp_num;
+    uint32_t psn;     // an RC request's last packet
+    uint64_t packet;  // its port_handed_ number
+  };
+  std::deque<PendingDeparture> pending_departures_;  // complete_sends_at_transmit
   bool pumping_ = false;
   std::deque<world::PacketPtr> acks_;
   std::array<std::deque<QueuePair*>, 8> ready_;    // per priority class, round-robin

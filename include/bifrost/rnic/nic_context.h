@@ -116,6 +116,9 @@ class NicContext {
   // A UC or UD send whose last packet was just built (it goes to the port next): the device
   // pushes `wc` to `cq`, stamped when the packet leaves (DeviceConfig::complete_sends_at_transmit).
   virtual void complete_sent(CompletionQueue& cq, const WorkCompletion& wc) = 0;
+  // An RC request's last packet was just built for the first time (it goes to the port next):
+  // with complete_sends_at_transmit the device tells the requester when it left.
+  virtual void note_last_packet(QueuePair& /*qp*/, uint32_t /*psn*/) {}
   // Queues an ACK-class packet (ACK, NAK, SACK, RNR NAK) of `qp`, sent before data.
   virtual void send_ack(QueuePair& qp, const wire::RoceHeaders& headers) = 0;
 };

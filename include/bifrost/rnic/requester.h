@@ -33,6 +33,9 @@ class Requester {
   bool produce(world::Packet& out);
   // An ACK, NAK or READ response for this QP arrived.
   void receive(const world::Packet& packet);
+  // The last packet (PSN `psn`) of an outstanding RC request left the NIC at `when` (see
+  // NicContext::note_last_packet).
+  void departed(uint32_t psn, Time when);
 
   // The QP entered RTS from RTR: the first PSN to send.
   void start(uint32_t sq_psn);
@@ -60,6 +63,7 @@ class Requester {
     uint32_t read_asked_to = 0;
     uint32_t ssn = 0;  // receive sequence number, for SEND and WRITE_WITH_IMM
     bool consumes_receive = false;
+    Time departed;  // when its last packet first left (WorkCompletion::sent_timestamp)
   };
 
   // Missing READ responses [first, first + count), by index within the READ.
