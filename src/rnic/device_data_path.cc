@@ -182,18 +182,21 @@ void Device::note_last_packet(QueuePair& qp, uint32_t psn) {
 }
 
 void Device::release_sent_completions(bool all) {
+  const auto front_due = [this, all](const auto& queue) {
+    return !queue.empty() && (all || queue.front().packet <= port_transmitted_);
+  };
+  // Called for every packet the port sends: the clock is read only when something is due.
+  if (!front_due(pending_departures_) && !front_due(held_completions_)) return;
   const Time departed = port_ != nullptr ? port_->departure() : Time::zero();
   const Time stamp = departed != Time::zero() ? clock_.hw_time(departed) : hw_time();
-  while (!pending_departures_.empty() &&
-         (all || pending_departures_.front().packet <= port_transmitted_)) {
+  while (front_due(pending_departures_)) {
     const PendingDeparture& d = pending_departures_.front();
     if (QueuePair* qp = find_qp(d.qp_num); qp != nullptr && qp->requester() != nullptr) {
       qp->requester()->departed(d.psn, stamp);
     }
     pending_departures_.pop_front();
   }
-  while (!held_completions_.empty() &&
-         (all || held_completions_.front().packet <= port_transmitted_)) {
+  while (front_due(held_completions_)) {
     HeldCompletion& h = held_completions_.front();
     h.wc.hw_timestamp = stamp;
     h.cq->push(h.wc);
