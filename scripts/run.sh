@@ -39,7 +39,7 @@ else
     scripts/testbed.sh --loss-permille 10 \
       --b "$perf $flags -B \$BF_B_IP > /dev/null 2>&1" \
       --a "$perf $flags \$BF_B_IP > out/real-$name.txt 2>&1" \
-      || echo "   the run ended with an error (plain RC: go-back-N ran out of retries):"
+      || echo "   the run ended with an error (plain RC: go-back-N may run out of retries):"
     grep -E "^ #bytes|^ 65536|retransmissions :|transport       :|error:" "out/real-$name.txt" || true
   done
 fi
