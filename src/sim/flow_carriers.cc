@@ -206,6 +206,7 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
   tc.chunking = t.chunking;
   tc.unit_size = static_cast<uint32_t>(t.unit_size.count());
   tc.max_chunk = static_cast<uint32_t>(t.max_chunk.count());
+  tc.chunk_loss_budget = t.chunk_loss_budget;
   tc.send_threshold = static_cast<uint32_t>(t.send_threshold.count());
   tc.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
   tc.base_rtt = t.base_rtt;

@@ -17,6 +17,9 @@ void TransportConfig::validate() const {
   if (max_chunk < unit_size || max_chunk % unit_size != 0) {
     throw Error("transport: max_chunk {} must be a multiple of unit_size {}", max_chunk, unit_size);
   }
+  if (!(chunk_loss_budget >= 0 && chunk_loss_budget <= 1)) {
+    throw Error("transport: chunk_loss_budget {} must be in [0, 1]", chunk_loss_budget);
+  }
   if (send_threshold == 0 || send_threshold >= max_message_size()) {
     throw Error("transport: send_threshold {} must be between 1 and the largest message ({})",
                 send_threshold, max_message_size());

@@ -406,7 +406,8 @@ Sender::Step Sender::post_chunk() {
         .bdp = static_cast<uint64_t>(static_cast<double>(config_.line_rate_bps) / 8 *
                                      config_.base_rtt.seconds()),
         .rtt = rtt_.has_sample() ? rtt_.srtt() : Time::zero(),
-        .base_rtt = config_.base_rtt};
+        .base_rtt = config_.base_rtt,
+        .loss_rate = loss_estimate_.rate()};
     // Silly-window avoidance: with data in flight, wait until the window has room for a
     // worthwhile chunk instead of trickling one unit per ACK.
     const uint64_t worthwhile = std::min<uint64_t>({remaining, config_.max_chunk / 4, window / 4});
@@ -455,6 +456,7 @@ Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes) {
   }
   ++outstanding_;
   bytes_in_flight_ += bytes;
+  loss_estimate_.on_sent(std::max<uint64_t>(1, (uint64_t{bytes} + config_.mtu - 1) / config_.mtu));
   ++stats_.wqes_posted;
   stats_.bytes_posted += bytes;
   arm_timer();

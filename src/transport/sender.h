@@ -12,6 +12,7 @@
 #include "bifrost/rnic/host_memory.h"
 #include "bifrost/transport/cc/congestion_control.h"
 #include "bifrost/transport/chunking/chunk_policy.h"
+#include "bifrost/transport/chunking/loss_estimate.h"
 #include "bifrost/transport/connection.h"
 #include "bifrost/transport/rtt/rtt_estimator.h"
 #include "bifrost/transport/wire/send_header.h"
@@ -241,6 +242,7 @@ class Sender {
   WriteImmCodec imm_;
   std::unique_ptr<CongestionControl> cc_;
   std::unique_ptr<ChunkPolicy> chunking_;
+  PacketLossEstimate loss_estimate_;  // sizes chunks while losses are seen
   RttEstimator rtt_;
   std::unique_ptr<rnic::HostMemory> staging_memory_;
   const rnic::MemoryRegion* staging_region_ = nullptr;

@@ -119,6 +119,7 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
     if (wqe.done) continue;
     declare_lost(wqe);
     ++stats_.losses_detected;
+    loss_estimate_.on_lost();
     lost = true;
   }
   if (ack.ecn_echo) ++stats_.ecn_echoes;
@@ -280,6 +281,8 @@ void Sender::on_timer() {
   }
   ++stats_.timeouts;
   ++timeouts_in_a_row_;
+  // A timeout says at least one packet was lost; the rest of the window is only resent.
+  loss_estimate_.on_lost();
   for (InFlight& wqe : in_flight_) {
     if (!wqe.done) declare_lost(wqe);
   }
@@ -309,6 +312,7 @@ void Sender::arm_tail_probe(uint64_t global) {
     InFlight* tail = find(global);
     if (tail == nullptr || tail->done) return;  // acknowledged (or already resent) in time
     ++stats_.tail_probes;
+    loss_estimate_.on_lost();
     // Only the tail goes again, as in TCP's tail loss probe: the ACK of the resend names it,
     // and the usual rule (an ACK names a WQE: every older unacknowledged one is lost) recovers
     // whatever else of the burst is missing without resending what arrived.

@@ -174,6 +174,7 @@ kind = "bifrost-rc"
 cc = "swift-md"
 unit_size = "1KiB"
 max_chunk = "32KiB"
+chunk_loss_budget = 0.1
 send_threshold = "8KiB"
 base_rtt = "20us"
 min_rto = "1ms"
@@ -193,6 +194,7 @@ warmup = "1ms"
   EXPECT_EQ(t.cc, "swift-md");
   EXPECT_EQ(t.unit_size, Bytes(1024));
   EXPECT_EQ(t.max_chunk, Bytes(32 * 1024));
+  EXPECT_EQ(t.chunk_loss_budget, 0.1);
   EXPECT_EQ(t.send_threshold, Bytes(8 * 1024));
   EXPECT_EQ(t.base_rtt, Time::us(20));
   EXPECT_EQ(t.min_rto, Time::ms(1));

@@ -169,6 +169,36 @@ TEST(Connection, LostWriteChunkIsResentAsPieces) {
   EXPECT_EQ(pair.side(0).connection->sender_stats().timeouts, 0u);  // found by the gap
 }
 
+// Under steady random loss the chunks shrink to the loss budget, so fewer bytes go again as
+// pieces; with the budget 0 they stay at max_chunk. No CC, so the window does not shrink them.
+TEST(Connection, ChunksShrinkUnderRandomLossAndFewerBytesGoAgain) {
+  struct Outcome {
+    uint64_t chunks = 0;
+    uint64_t retransmitted = 0;
+  };
+  const auto run = [](double budget) {
+    TransportPairConfig c = lossless();
+    c.transport.cc = "none";
+    c.transport.chunk_loss_budget = budget;
+    c.wire.loss = 0.01;
+    c.wire.seed = 11;
+    TransportPair pair(c);
+    for (int i = 0; i < 32; ++i) pair.send(0, 1u << 20);
+    EXPECT_TRUE(pair.run_until_done(Time::ms(500)));
+    EXPECT_TRUE(pair.all_delivered_once());
+    const SenderStats& s = pair.side(0).connection->sender_stats();
+    return Outcome{s.chunks, s.retransmitted_wqes};
+  };
+  const Outcome blind = run(0);
+  const Outcome aware = run(0.05);
+  const uint64_t total = 32u << 20;
+  EXPECT_LT(total / blind.chunks, 64u * 1024 + 1);
+  EXPECT_GT(total / blind.chunks, 56u * 1024);  // nearly all at max_chunk
+  EXPECT_LT(total / aware.chunks, 36u * 1024);  // near 5 packets once losses are seen
+  // Each retransmitted WQE is one unit: a lost 64 KiB chunk costs 16, a 20 KiB one 5.
+  EXPECT_LT(aware.retransmitted * 3, blind.retransmitted * 2);
+}
+
 TEST(Connection, AckLossIsRecoveredByTimeoutWithoutDoubleDelivery) {
   TransportPair pair(lossless());
   // Every ACK of the first 2 ms is lost: only the retransmission timer can recover.

@@ -2,12 +2,15 @@
 // Swift window, RTT estimation.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "bifrost/core/error.h"
+#include "bifrost/core/rng.h"
 #include "bifrost/transport/cc/congestion_control.h"
 #include "bifrost/transport/cc/swift.h"
 #include "bifrost/transport/chunking/chunk_policy.h"
+#include "bifrost/transport/chunking/loss_estimate.h"
 #include "bifrost/transport/reliability/ack_builder.h"
 #include "bifrost/transport/reliability/sequence_set.h"
 #include "bifrost/transport/rtt/rtt_estimator.h"
@@ -90,6 +93,53 @@ TEST(LoadAwareChunking, FollowsWindowBdpAndQueuingDelay) {
   c.remaining = 1 << 20;
   c.bdp = 20000;
   EXPECT_EQ(chunking.next_chunk(c), 16384u);  // a small BDP caps it
+}
+
+TEST(LoadAwareChunking, ShrinksToTheLossBudgetWhileLossesAreSeen) {
+  const LoadAwareChunking chunking(4096, 65536, 4096, 0.05);
+  ChunkContext c{.remaining = 1 << 20,
+                 .window_available = 1 << 20,
+                 .bdp = 625000,
+                 .rtt = Time::us(50),
+                 .base_rtt = Time::us(50)};
+  EXPECT_EQ(chunking.next_chunk(c), 65536u);  // no loss seen: the cap is off
+  c.loss_rate = 0.01;
+  EXPECT_EQ(chunking.next_chunk(c), 20480u);  // 0.05 / 1% = 5 packets of 4 KiB
+  c.loss_rate = 0.004;
+  EXPECT_EQ(chunking.next_chunk(c), 49152u);  // 12.5 packets, rounded down to units
+  c.loss_rate = 0.0001;
+  EXPECT_EQ(chunking.next_chunk(c), 65536u);  // 500 packets: max_chunk still rules
+  c.loss_rate = 0.5;
+  EXPECT_EQ(chunking.next_chunk(c), 4096u);  // below a packet: one unit still goes
+  c.rtt = Time::us(100);
+  c.loss_rate = 0.01;
+  EXPECT_EQ(chunking.next_chunk(c), 20480u);  // the smaller of the two caps: 32 KiB vs 20 KiB
+  const LoadAwareChunking blind(4096, 65536, 4096, 0);
+  EXPECT_EQ(blind.next_chunk(c), 32768u);  // budget 0: loss is ignored
+  EXPECT_THROW(LoadAwareChunking(4096, 65536, 4096, 1.5), Error);
+}
+
+TEST(PacketLossEstimate, SettlesAtTheLossRateAndFadesWhenLossStops) {
+  PacketLossEstimate estimate(1024);
+  EXPECT_EQ(estimate.rate(), 0.0);
+  estimate.on_sent(100000);
+  EXPECT_EQ(estimate.rate(), 0.0);  // nothing lost: nothing to fade
+  RandomStream r(7, "loss-estimate");
+  for (int i = 0; i < 200000; ++i) {
+    estimate.on_sent(1);
+    if (r.bernoulli(0.01)) estimate.on_lost();
+  }
+  // 1024 packets of memory hold about 10 losses: within +-60% (about 2 standard deviations).
+  EXPECT_GT(estimate.rate(), 0.004);
+  EXPECT_LT(estimate.rate(), 0.016);
+  const double before = estimate.rate();
+  estimate.on_sent(1024);
+  EXPECT_NEAR(estimate.rate(), before / std::exp(1.0), before * 0.01);  // 1/e per memory
+  estimate.on_sent(30 * 1024);
+  EXPECT_EQ(estimate.rate(), 0.0);  // faded below 1e-9: the cap is off again
+  for (int i = 0; i < 5000; ++i) estimate.on_lost();
+  EXPECT_EQ(estimate.rate(), 1.0);  // never above every packet
+  EXPECT_THROW(PacketLossEstimate(1), Error);
 }
 
 TEST(Swift, GrowsBelowTargetShrinksAboveAndDropsToMinimumOnLoss) {

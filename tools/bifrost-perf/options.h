@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "bifrost/transport/config.h"
+
 namespace bifrost::perf {
 
 enum class Op { write, send, read };
@@ -41,6 +43,8 @@ struct Options {
   double min_rto_us = 5000;
   double line_rate_gbps = 100;
   std::string cc = "swift";
+  // Chunks shrink while losses are seen so that about this fraction is sent again (0: off).
+  double chunk_loss_budget = transport::TransportConfig{}.chunk_loss_budget;
   uint32_t ack_every = 32;  // software ACK coalescing: WQEs per ACK (1: an ACK per WQE)
   // false: the hint bit only on the last WQE the window allows (A.1.2 to the letter), so a lone
   // WQE waits for a trigger; true (the transport's default) also on the tail of every burst.

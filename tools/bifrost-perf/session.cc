@@ -33,6 +33,7 @@ nlohmann::json settings_of(const Options& o) {
           {"min_rto_us", o.min_rto_us},
           {"line_rate_gbps", o.line_rate_gbps},
           {"cc", o.cc},
+          {"chunk_loss_budget", o.chunk_loss_budget},
           {"ecn", o.ecn},
           {"ack_every", o.ack_every},
           {"hint_when_idle", o.hint_when_idle},
@@ -49,6 +50,7 @@ transport::TransportConfig transport_config(const Options& o) {
   c.min_rto = Time::from_seconds(o.min_rto_us / 1e6);
   c.line_rate_bps = static_cast<uint64_t>(o.line_rate_gbps * 1e9);
   c.cc = o.cc;
+  c.chunk_loss_budget = o.chunk_loss_budget;
   c.ack_every_wqes = o.ack_every;
   c.hint_when_idle = o.hint_when_idle;
   // A reconnect is agreed by control messages the peer's event loop answers; on a loaded host

@@ -40,6 +40,9 @@ struct TransportConfig {
   uint32_t unit_size = 4096;
   uint32_t max_chunk = 64 * 1024;
   uint32_t send_threshold = 32 * 1024;
+  // While losses are seen, chunks shrink so that about this fraction of the bytes goes again
+  // because a chunk was lost (LoadAwareChunking; not in the paper). 0: chunks ignore loss.
+  double chunk_loss_budget = 0.05;
   ImmLayout imm{};
   uint32_t mtu = 4096;
 

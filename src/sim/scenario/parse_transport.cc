@@ -12,14 +12,16 @@ namespace bifrost::sim::scenario::detail {
 namespace {
 
 constexpr std::array<std::string_view, 3> kKinds = {"rc", "bifrost-uc", "bifrost-rc"};
-constexpr std::array<std::string_view, 12> kUcKeys = {
-    "kind",     "cc",      "chunking",  "unit_size",  "max_chunk", "send_threshold",
-    "base_rtt", "min_rto", "ack_timer", "backup_qps", "ack_path",  "ack_priority"};
+constexpr std::array<std::string_view, 13> kUcKeys = {
+    "kind",           "cc",       "chunking", "unit_size", "max_chunk",  "chunk_loss_budget",
+    "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "ack_path",
+    "ack_priority"};
 constexpr std::array<std::string_view, 2> kAckPaths = {"ud", "data_qp"};
 // Over RC the NIC retries before a connection fails over to a backup QP.
-constexpr std::array<std::string_view, 12> kRcBackedKeys = {
-    "kind",     "cc",      "chunking",  "unit_size",  "max_chunk",    "send_threshold",
-    "base_rtt", "min_rto", "ack_timer", "backup_qps", "rc_retry_cnt", "rc_timeout"};
+constexpr std::array<std::string_view, 13> kRcBackedKeys = {
+    "kind",           "cc",       "chunking", "unit_size", "max_chunk",  "chunk_loss_budget",
+    "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "rc_retry_cnt",
+    "rc_timeout"};
 constexpr std::array<std::string_view, 1> kRcKeys = {"kind"};
 constexpr std::array<std::string_view, 4> kCcs = {"swift", "swift-md", "dcqcn", "none"};
 // The transport's default immediate layout: 10 bits of chunk offset (docs/transport.md).
@@ -39,6 +41,13 @@ void chunk_sizes(const TableReader& r, TransportSpec& t) {
     r.fail(r.has("max_chunk") ? "max_chunk" : "unit_size",
            fmt::format("max_chunk ({}) must be a multiple of unit_size ({})",
                        bytes_text(t.max_chunk), bytes_text(t.unit_size)));
+  }
+  if (auto budget = r.number("chunk_loss_budget")) {
+    if (*budget < 0 || *budget > 1) {
+      r.fail("chunk_loss_budget",
+             fmt::format("{} is not a fraction; use 0 (chunks ignore loss) .. 1", *budget));
+    }
+    t.chunk_loss_budget = *budget;
   }
   const Bytes largest(t.unit_size.count() << kChunkOffsetBits);
   if (auto threshold = r.positive_bytes("send_threshold")) t.send_threshold = *threshold;

@@ -6,11 +6,16 @@
 
 namespace bifrost::transport {
 
-LoadAwareChunking::LoadAwareChunking(uint32_t unit_size, uint32_t max_chunk)
-    : unit_(unit_size), max_chunk_(max_chunk) {
+LoadAwareChunking::LoadAwareChunking(uint32_t unit_size, uint32_t max_chunk, uint32_t mtu,
+                                     double loss_budget)
+    : unit_(unit_size), max_chunk_(max_chunk), mtu_(mtu), loss_budget_(loss_budget) {
   if (unit_size == 0 || max_chunk < unit_size || max_chunk % unit_size != 0) {
     throw Error("chunking: the maximum chunk ({} B) must be a non-zero multiple of the unit ({} B)",
                 max_chunk, unit_size);
+  }
+  if (mtu == 0 || !(loss_budget >= 0 && loss_budget <= 1)) {
+    throw Error("chunking: the MTU ({} B) must be positive and the loss budget ({}) in [0, 1]", mtu,
+                loss_budget);
   }
 }
 
@@ -19,13 +24,18 @@ uint64_t LoadAwareChunking::next_chunk(const ChunkContext& c) const {
   if (c.rtt > c.base_rtt && c.base_rtt > Time::zero()) {
     cap = static_cast<uint64_t>(static_cast<double>(cap) * c.base_rtt.seconds() / c.rtt.seconds());
   }
+  if (loss_budget_ > 0 && c.loss_rate > 0) {
+    const double packets = loss_budget_ / c.loss_rate;
+    cap = std::min(cap, static_cast<uint64_t>(std::min(packets * mtu_, double(max_chunk_))));
+  }
   const uint64_t size = std::max<uint64_t>(unit_, cap / unit_ * unit_);
   return std::min(size, c.remaining);
 }
 
 std::unique_ptr<ChunkPolicy> make_chunk_policy(const TransportConfig& config) {
   if (!config.chunking) return std::make_unique<WholeMessage>();
-  return std::make_unique<LoadAwareChunking>(config.unit_size, config.max_chunk);
+  return std::make_unique<LoadAwareChunking>(config.unit_size, config.max_chunk, config.mtu,
+                                             config.chunk_loss_budget);
 }
 
 }  // namespace bifrost::transport

@@ -259,6 +259,7 @@ struct TransportSpec {
   bool chunking = true;
   Bytes unit_size{4096};  // the minimum chunk
   Bytes max_chunk{64 * 1024};
+  double chunk_loss_budget = 0.05;  // chunks shrink while losses are seen (0: off)
   Bytes send_threshold{32 * 1024};  // messages up to this go by SEND
   Time base_rtt = Time::us(50);
   Time min_rto = Time::us(500);
