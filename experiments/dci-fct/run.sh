@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # FCT of 8 KB flows under N bandwidth flows on topology A, PFC vs Bifrost DCI vs SWING on the long
 # links (see README.md). Builds bifrost-sim in the Release build, writes one scenario per
-# (scheme, N) from topology_a.toml.in, runs them and writes results.csv and fct.png here.
+# (scheme, N) from topology_a.toml.in, runs them and writes results.csv (results_seed<S>.csv
+# for another SEED) and fct.png here: results.csv as bars, the results_seed*.csv found here as
+# dots.
 #
 #   experiments/dci-fct/run.sh                 # N = 1 8 32 128, PFC, Bifrost DCI and SWING
+#   SEED=2 OUT=out/dci-fct-seed2 experiments/dci-fct/run.sh   # a second seed
 #   FLOWS="8" SCHEMES="dci" experiments/dci-fct/run.sh   # one N, one scheme
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
@@ -11,6 +14,7 @@ flows="${FLOWS:-1 8 32 128}"
 schemes="${SCHEMES:-pfc dci swing}"
 seed="${SEED:-1}"
 out="${OUT:-$root/out/dci-fct}"
+if [ "$seed" = 1 ]; then results="$here/results.csv"; else results="$here/results_seed$seed.csv"; fi
 
 cd "$root"
 build_tools bifrost-sim
@@ -19,10 +23,12 @@ mkdir -p "$out"
 
 # The long links' flow control. PFC gets the buffer it needs (experiments/dci-buffer): XOFF one
 # round trip of bytes so the queue does not run dry after a resume, XON 100 KB below, and the
-# headroom sized from the link. DCI's H is left to the code (Delta + 2 Rs T + k S).
+# headroom sized from the link by the code. At 80 km (5 ns/m: 400 us one way) and 100 Gb/s
+# (12.5 bytes/ns) the round trip carries 800 us x 12.5 GB/s = 10,000,000 bytes.
+# DCI's H is left to the code (Delta + 2 Rs T + k S).
 flow_control() {
   case "$1" in
-    pfc) printf '[switch.flow_control.dci]\nkind = "pfc"\nthreshold = "static"\nxoff = "3.75MB"\nxon = "3.65MB"\n' ;;
+    pfc) printf '[switch.flow_control.dci]\nkind = "pfc"\nthreshold = "static"\nxoff = "10MB"\nxon = "9.9MB"\n' ;;
     dci) printf '[switch.flow_control.dci]\nkind = "dci"\nslot = "10us"\nleak_every = 1\n' ;;
     # SWING: a relay at each end of each long link; relay buffer from its rule (one round trip
     # plus jitter), the switches pause their relays with PFC at 198 KB.
@@ -33,8 +39,8 @@ flow_control() {
 for n in $flows; do
   if [ "$n" -eq 1 ]; then senders="[0]"; rounds=1; per_host=1; else
     senders="[0, 1]"; rounds=$(( n / 2 )); per_host=$(( n / 2 )); fi
-  # Twice what one flow's share of a 100 Gb/s host link carries in 30 ms (375 MB).
-  size="$(( 750 / per_host ))MB"
+  # Twice what one flow's share of a 100 Gb/s host link carries in the 130 ms run (1625 MB).
+  size="$(( 3250 / per_host ))MB"
   for scheme in $schemes; do
     name="${scheme}_n${n}"
     fc="$(flow_control "$scheme")"
@@ -53,6 +59,11 @@ PY
   done
 done
 
-/usr/bin/python3 "$here/summarize.py" "$out" "$here/results.csv"
-/usr/bin/python3 "$here/plot.py" "$here/results.csv" "$here/fct.png"
-cat "$here/results.csv"
+/usr/bin/python3 "$here/summarize.py" "$out" "$results"
+# Seed 1 as bars, the other seeds' results as dots.
+csvs=()
+for f in "$here/results.csv" "$here"/results_seed*.csv; do
+  if [ -e "$f" ]; then csvs+=("$f"); fi
+done
+/usr/bin/python3 "$here/plot.py" "${csvs[@]}" "$here/fct.png"
+cat "$results"

@@ -1,5 +1,7 @@
-"""Collects one row per run of run.sh: FCT of the 8 KB latency flows (tag "latency"), the
-receiver's throughput, the DC 1 border switch's queue, drops and pauses.
+"""Collects one row per run of run.sh: FCT of the measured 8 KB latency flows (tag "latency";
+the warm-up's, tag "warmup", are not counted), the receiver's throughput (mean over the run,
+and the lowest 1 ms interval from the first measured flow on, which shows whether a long-link
+queue ran dry), the DC 1 border switch's queue, drops and pauses.
 
 usage: summarize.py OUT_DIR RESULTS_CSV
 """
@@ -20,17 +22,31 @@ def nearest_rank(sorted_values, p):
 def row(run_dir, scheme, n):
     fcts = []
     total = 0
+    first_start = None
     with open(run_dir / "flows.csv") as f:
         for r in csv.DictReader(f):
             if r["tag"] != "latency":
                 continue
             total += 1
+            start = int(r["start_ps"])
+            first_start = start if first_start is None else min(first_start, start)
             if r["fct_ps"]:
                 fcts.append(int(r["fct_ps"]) / 1e6)
     fcts.sort()
     summary = json.loads((run_dir / "summary.json").read_text())
-    # Mean over the run of the receiver's link (all 30 ms, including the start-up).
+    # Mean over the run of the receiver's link (the whole run, including the start-up).
     receiver = summary["throughput"].get("dc1.leaf0->h4", {}).get("mean_gbps")
+    # Whole intervals only: the last one may be cut short by the end of the run.
+    interval = None
+    window = []
+    with open(run_dir / "throughput.csv") as f:
+        for r in csv.DictReader(f):
+            if r["link"] != "dc1.leaf0->h4":
+                continue
+            start, end = int(r["start_ps"]), int(r["end_ps"])
+            interval = interval or end - start
+            if first_start is not None and start >= first_start and end - start == interval:
+                window.append(float(r["gbps"]))
     border = [q for name, q in summary["queues"].items() if name.startswith("dc1.border:")]
     return {
         "scheme": scheme,
@@ -41,6 +57,7 @@ def row(run_dir, scheme, n):
         "p50_fct_us": round(nearest_rank(fcts, 50), 1) if fcts else "",
         "p99_fct_us": round(nearest_rank(fcts, 99), 1) if fcts else "",
         "receiver_gbps": round(receiver, 2) if receiver is not None else "",
+        "receiver_min_gbps": round(min(window), 2) if window else "",
         "dc1_border_max_queue_mb": round(max(q["max_bytes"] for q in border) / 1e6, 2),
         "dc1_border_mean_queue_mb": round(max(q["mean_bytes"] for q in border) / 1e6, 2),
         "drops": summary["drops"]["total"],
