@@ -5,7 +5,8 @@
 #     4096-byte segments (the ceiling of a UDP data path), kernel TCP, and bifrost-perf write_bw
 #     over plain RC, Bifröst UC (Swift CC, and no CC) and Bifröst RC, and two of them again with
 #     --gso (UDP GSO/GRO batches).
-#  2. The testbed (root only): Bifröst UC (Swift CC, and no CC), and plain RC (128 in flight)
+#  2. The testbed (root only): Bifröst UC (Swift CC, which drops to its minimum window on a
+#     loss; swift-md, which halves at most once per RTT; and no CC), and plain RC (128 in flight)
 #     without loss and at 1% random loss; each lossy run as a ratio of its own lossless run. A run that fails (plain
 #     RC: retry_exceeded) is reported as collapsed with what it moved before failing.
 # Usage: bench/real_loopback.sh [build dir, default build/release] [seconds per run, default 4]
@@ -70,9 +71,10 @@ perf_pair bifrost_rc_gso "" "" 127.0.0.2 -p 18708 --transport bifrost-rc --gso
 if [ "$(id -u)" -eq 0 ]; then
   echo "== testbed (veth between namespaces), 128 messages in flight, 0 and 1% random loss"
   for loss in 0 10; do
-    for t in bifrost_uc bifrost_uc_cc_none plain_rc; do
+    for t in bifrost_uc bifrost_uc_swift_md bifrost_uc_cc_none plain_rc; do
       case $t in
         bifrost_uc) flags="--transport bifrost-uc" ;;
+        bifrost_uc_swift_md) flags="--transport bifrost-uc --cc swift-md" ;;
         bifrost_uc_cc_none) flags="--transport bifrost-uc --cc none" ;;
         plain_rc) flags="--transport rc" ;;
       esac
