@@ -2,7 +2,8 @@
 # Real-world goodput, in ONE run, as ratios to a ceiling measured in the same run (the machine's
 # speed drifts; ratios much less). 64 KiB messages, MTU 4096, one core per side (taskset).
 #  1. Loopback (127.0.0.1 -> 127.0.0.2): a raw UDP blast with GSO on send and GRO on receive in
-#     4096-byte segments (the ceiling of a UDP data path), kernel TCP, and bifrost-perf write_bw
+#     4096-byte segments (the ceiling of a UDP data path), the same bytes shaped as RoCE packets
+#     (the ceiling of any RoCE data path on sockets: real_socket_blast.cc, roce_send), kernel TCP, and bifrost-perf write_bw
 #     over plain RC, Bifröst UC (Swift CC, and no CC) and Bifröst RC, and two of them again with
 #     --gso (UDP GSO/GRO batches).
 #  2. The testbed (root only): Bifröst UC (Swift CC, which drops to its minimum window on a
@@ -30,7 +31,9 @@ perf_gbps() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["r
 
 blast_pair() {  # name mode port
   local name=$1 mode=$2 port=$3
-  taskset -c 0 "$blast" "$mode-recv" 127.0.0.2 "$port" >"$dir/$name.json" &
+  local recv=$mode
+  [ "$mode" = tcp ] || recv=udp  # the RoCE-shaped sends are received as plain UDP
+  taskset -c 0 "$blast" "$recv-recv" 127.0.0.2 "$port" >"$dir/$name.json" &
   local pid=$!
   sleep 0.3
   taskset -c 1 "$blast" "$mode-send" 127.0.0.2 "$port" "$secs" 65536
@@ -57,6 +60,10 @@ perf_pair() {  # name server_prefix client_prefix server_ip flags...
 
 echo "== loopback, 64 KiB messages, MTU 4096, ${secs} s per run"
 blast_pair udp_gso_gro udp 4791
+# The same bytes shaped as RoCE UC WRITEs (three GSO sends per message, header/payload/ICRC
+# iovecs, ICRC computed): the ceiling of any RoCE data path on UDP sockets; then without the ICRC.
+blast_pair udp_roce_shaped roce 4792
+blast_pair udp_roce_shaped_no_icrc roce-noicrc 4793
 blast_pair kernel_tcp tcp 18700
 perf_pair plain_rc "" "" 127.0.0.2 -p 18701
 perf_pair bifrost_uc "" "" 127.0.0.2 -p 18702 --transport bifrost-uc
@@ -101,10 +108,12 @@ def val(name):
     v = r.get(name)
     return None if v is None or v.startswith("fail") else float(v)
 ceiling = val("udp_gso_gro")
-print(f"{'run':36} {'Gb/s':>8} {'ratio':>8}")
+roce_ceiling = val("udp_roce_shaped")
+print(f"{'run':36} {'Gb/s':>8} {'ratio':>8} {'vs RoCE shape':>14}")
 for name, v in rows:
     base = ceiling
-    if name.startswith("testbed_"):
+    testbed = name.startswith("testbed_")
+    if testbed:
         base = val(name.replace("_loss10", "_loss0")) if name.endswith("_loss10") else None
     if v.startswith("fail"):
         _, moved, why = (v.split(":", 2) + ["", ""])[:3]
@@ -112,6 +121,8 @@ for name, v in rows:
         continue
     g = float(v)
     ratio = f"{g / base:.3f}" if base else "-"
-    print(f"{name:36} {g:8.3f} {ratio:>8}")
-print("ratios: loopback rows vs udp_gso_gro; testbed loss10 rows vs the same transport's loss0 row")
+    to_shape = f"{g / roce_ceiling:.3f}" if roce_ceiling and not testbed else ""
+    print(f"{name:36} {g:8.3f} {ratio:>8} {to_shape:>14}")
+print("ratios: loopback rows vs udp_gso_gro (and vs udp_roce_shaped, what a RoCE data path on")
+print("sockets can reach at best); testbed loss10 rows vs the same transport's loss0 row")
 PY

@@ -5,6 +5,10 @@
 //   real_socket_blast udp-recv ADDR PORT               receive with UDP_GRO, report goodput
 //   real_socket_blast udp-send ADDR PORT SECONDS MSG   send MSG-byte buffers cut by UDP GSO into
 //                                                       4096-byte datagrams (RoCE MTU 4096)
+//   real_socket_blast roce-send ADDR PORT SECONDS MSG [REGION]   the ceiling of any RoCE data path
+//   real_socket_blast roce-noicrc-send ADDR PORT SECONDS MSG [REGION]   on UDP sockets, sending
+//                                         from a REGION-byte buffer (default 8 MiB, bifrost-perf's
+//                                         128 x 64 KiB): see roce_send below
 // The receiver prints one JSON line: {"bytes":..,"seconds":..,"gbps":..}, timed from its
 // first to its last received byte. A UDP receiver stops after 300 ms of silence.
 #include <arpa/inet.h>
@@ -16,12 +20,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "bifrost/wire/codec.h"
+#include "bifrost/wire/icrc.h"
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
@@ -155,6 +163,91 @@ int udp_send(const sockaddr_in& a, double seconds, size_t msg) {
   return 0;
 }
 
+// The same bytes shaped as a soft RNIC must send them: each MSG-byte message is one UC WRITE
+// of MTU-sized packets, FIRST (BTH + RETH), MIDDLEs (BTH), LAST (BTH + ImmDt), each datagram
+// sent from three buffers (headers, the payload in place in the region, the ICRC) and, with
+// `icrc`, its ICRC computed over the payload as it is read. GSO needs equal segments (only the
+// last may be shorter), so a message takes three sends, grouped as bifrost's UdpPort groups
+// them: FIRST with the first MIDDLE, the other MIDDLEs, LAST. Nothing else of a NIC runs here
+// (no QP state, no completions, no ACKs): what it reaches bounds any data path built this way.
+int roce_send(const sockaddr_in& a, double seconds, size_t msg, size_t region_bytes, bool icrc) {
+  using namespace bifrost;
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  big_buffers(fd);
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) die("connect");
+  const size_t packets = std::max<size_t>(1, (msg + kSegment - 1) / kSegment);
+  // The MIDDLE run is one GSO send: at most 64 KiB of UDP payload.
+  if (packets < 3 || msg % kSegment != 0 || packets > 16 || region_bytes < msg) {
+    throw std::runtime_error(
+        "roce-send wants MSG a multiple of 4096 up to 64 KiB (3 to 16 "
+        "packets) and REGION >= MSG");
+  }
+  std::vector<std::byte> region(region_bytes, std::byte{0x5a});
+  // Per packet: its header bytes (BTH + RETH or ImmDt) and its ICRC.
+  struct Packet {
+    std::byte head[wire::kBthSize + wire::kRethSize];
+    size_t head_size = wire::kBthSize;
+    std::byte icrc[wire::kIcrcSize]{};
+  };
+  std::vector<Packet> packet(packets);
+  packet.front().head_size = wire::kBthSize + wire::kRethSize;
+  packet.back().head_size = wire::kBthSize + wire::kImmDtSize;
+  const std::array<std::byte, 20> ip{};  // the masked fields' values do not change the cost
+  const std::array<std::byte, 8> udp{};
+  std::vector<iovec> iov(packets * 3);
+  // [FIRST, MIDDLE], [MIDDLE x (packets - 3)], [LAST]; a 3-packet message has no middle run.
+  const size_t groups[3][2] = {{0, 2}, {2, packets - 1}, {packets - 1, packets}};
+  std::vector<mmsghdr> msgs(3);
+  std::vector<std::array<char, CMSG_SPACE(sizeof(uint16_t))>> control(3);
+  size_t offset = 0;
+  const auto end = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < end) {
+    if (offset + msg > region.size()) offset = 0;
+    size_t m = 0;
+    for (const auto& [from, to] : groups) {
+      if (from == to) continue;
+      for (size_t k = from; k < to; ++k) {
+        Packet& p = packet[k];
+        const std::span<const std::byte> payload(region.data() + offset + k * kSegment, kSegment);
+        if (icrc) {
+          const std::span<const std::byte> more[] = {payload};
+          wire::store_icrc(
+              wire::icrc_ipv4(ip, udp, std::span<const std::byte>(p.head, p.head_size), more),
+              std::span<std::byte, wire::kIcrcSize>(p.icrc, wire::kIcrcSize));
+        }
+        iov[3 * k] = {p.head, p.head_size};
+        iov[3 * k + 1] = {const_cast<std::byte*>(payload.data()), payload.size()};
+        iov[3 * k + 2] = {p.icrc, sizeof p.icrc};
+      }
+      msghdr& h = msgs[m].msg_hdr;
+      h = msghdr{};
+      h.msg_iov = &iov[3 * from];
+      h.msg_iovlen = 3 * (to - from);
+      if (to - from > 1) {
+        h.msg_control = control[m].data();
+        h.msg_controllen = control[m].size();
+        cmsghdr* c = CMSG_FIRSTHDR(&h);
+        c->cmsg_level = SOL_UDP;
+        c->cmsg_type = UDP_SEGMENT;
+        c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+        const auto segment = static_cast<uint16_t>(packet[from].head_size + kSegment + 4);
+        std::memcpy(CMSG_DATA(c), &segment, sizeof segment);
+      }
+      ++m;
+    }
+    for (size_t done = 0; done < m;) {
+      const int n = sendmmsg(fd, msgs.data() + done, static_cast<unsigned>(m - done), 0);
+      if (n < 0) {
+        if (errno == ENOBUFS) continue;
+        die("sendmmsg");
+      }
+      done += static_cast<size_t>(n);
+    }
+    offset += msg;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -170,6 +263,9 @@ int main(int argc, char** argv) {
     if (mode == "tcp-send") return tcp_send(a, seconds, msg);
     if (mode == "udp-recv") return udp_recv(a);
     if (mode == "udp-send") return udp_send(a, seconds, msg);
+    const size_t region = argc > 6 ? static_cast<size_t>(std::atol(argv[6])) : size_t{8} << 20;
+    if (mode == "roce-send") return roce_send(a, seconds, msg, region, true);
+    if (mode == "roce-noicrc-send") return roce_send(a, seconds, msg, region, false);
     throw std::runtime_error("unknown mode " + mode);
   } catch (const std::exception& e) {
     fmt::print(stderr, "real_socket_blast: {}\n", e.what());
