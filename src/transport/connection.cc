@@ -155,6 +155,9 @@ std::optional<Rate> Connection::pacing_rate() const {
 const RttEstimator& Connection::rtt() const {
   return sender_->rtt();
 }
+double Connection::loss_rate_estimate() const {
+  return sender_->loss_rate_estimate();
+}
 
 void Connection::on_send_completion(const rnic::WorkCompletion& wc) {
   sender_->on_send_completion(wc);

@@ -65,6 +65,7 @@ class Sender {
   uint64_t window_bytes() const { return cc_->window_bytes(); }
   std::optional<Rate> pacing_rate() const { return cc_->pacing_rate(); }
   const RttEstimator& rtt() const { return rtt_; }
+  double loss_rate_estimate() const { return loss_estimate_.rate(); }
 
  private:
   // A WQE's job. notice and read_request are a one-sided operation's first SEND; read_chunk is

@@ -334,16 +334,20 @@ nlohmann::json transport_counters(Session& s) {
   transport::SenderStats tx;
   transport::ReceiverStats rx;
   double srtt_sum_us = 0;
+  double loss_estimate_sum = 0;
   Time min_rtt = Time::max();
   for (size_t c = 0; c < s.qp_count(); ++c) {
     const transport::RttEstimator& rtt = s.connection(c).rtt();
     srtt_sum_us += rtt.srtt().microseconds();
     min_rtt = std::min(min_rtt, rtt.min_rtt());
+    loss_estimate_sum += s.connection(c).loss_rate_estimate();
     const auto& a = s.connection(c).sender_stats();
     const auto& b = s.connection(c).receiver_stats();
     tx.messages_sent += a.messages_sent;
     tx.messages_failed += a.messages_failed;
     tx.wqes_posted += a.wqes_posted;
+    tx.bytes_posted += a.bytes_posted;
+    tx.chunks += a.chunks;
     tx.retransmitted_wqes += a.retransmitted_wqes;
     tx.losses_detected += a.losses_detected;
     tx.timeouts += a.timeouts;
@@ -368,6 +372,11 @@ nlohmann::json transport_counters(Session& s) {
   return {{"messages_sent", tx.messages_sent},
           {"messages_failed", tx.messages_failed},
           {"wqes_posted", tx.wqes_posted},
+          {"bytes_posted", tx.bytes_posted},
+          {"chunks", tx.chunks},
+          // What sizes the chunks while losses are seen (mean over connections, at the end).
+          {"loss_rate_estimate",
+           loss_estimate_sum / static_cast<double>(std::max<size_t>(1, s.qp_count()))},
           {"retransmitted_wqes", tx.retransmitted_wqes},
           {"losses_detected", tx.losses_detected},
           {"timeouts", tx.timeouts},

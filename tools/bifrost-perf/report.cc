@@ -170,6 +170,11 @@ void print_footer(const Options& o, const RunResults& r) {
         " soft ACKs       : {} / {} sent, {} / {} received; duplicate WQEs suppressed {} / {}\n",
         counter(t, "acks_sent"), counter(pt, "acks_sent"), counter(t, "acks_received"),
         counter(pt, "acks_received"), counter(t, "duplicates"), counter(pt, "duplicates"));
+    // The loss rate the chunking saw at the end: while it is above 0, chunks are capped at
+    // about chunk_loss_budget / rate packets.
+    fmt::print(" chunks          : {} / {} WRITE chunks, loss estimate {:.3f}% / {:.3f}%\n",
+               counter(t, "chunks"), counter(pt, "chunks"),
+               100 * t.value("loss_rate_estimate", 0.0), 100 * pt.value("loss_rate_estimate", 0.0));
   }
   if (o.is_rpc()) {
     const RpcCost cost = rpc_cost(r);

@@ -91,6 +91,8 @@ class Connection {
   // The CC's pacing rate, put on the primary QP's NIC rate limiter; nullopt: not limited.
   std::optional<Rate> pacing_rate() const;
   const RttEstimator& rtt() const;
+  // The packet loss rate the sender's chunking sees (chunking/loss_estimate.h).
+  double loss_rate_estimate() const;
   const ConnectionStats& stats() const { return stats_; }
   const std::vector<ConnectionQp>& qps() const { return qps_; }
 
