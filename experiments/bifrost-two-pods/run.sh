@@ -8,11 +8,13 @@
 #
 #   experiments/bifrost-two-pods/run.sh
 #   TRANSPORTS=bifrost-uc experiments/bifrost-two-pods/run.sh   # one transport
+#   CHUNK_LOSS_BUDGET=0 experiments/bifrost-two-pods/run.sh     # chunks ignore loss (the old way)
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 transports="${TRANSPORTS:-bifrost-uc bifrost-rc}"
 networks="${NETWORKS:-pfc_everywhere pfc_below_core lossy}"
 ccs="${CCS:-swift none}"
+budget="${CHUNK_LOSS_BUDGET:-}"  # [transport] chunk_loss_budget; empty: the default (0.05)
 
 cd "$root"
 build_sim
@@ -25,6 +27,7 @@ for transport in $transports; do
       echo "== $transport, cc $cc, $network" >&2
       /usr/bin/python3 "$here/analyze.py" scenario "$here/scenario.toml.in" "$transport" "$cc" \
         "$network" >"$tmp/s.toml"
+      [ -z "$budget" ] || sed -i "/^\[transport\]/a chunk_loss_budget = $budget" "$tmp/s.toml"
       "$tool" run "$tmp/s.toml" --out "$tmp/runs/$transport:$cc:$network" --quiet >"$tmp/stdout" \
         2>"$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
       grep -E "^(flows|Bifr)" "$tmp/stdout" >&2 || true

@@ -35,6 +35,7 @@ struct Options {
   double rtt_us = 6;
   uint32_t mtu = 4096;
   uint32_t unit = 4096;
+  double chunk_loss_budget = transport::TransportConfig{}.chunk_loss_budget;
   std::string cc = "swift";
   double base_rtt_us = 0;  // 0: the wire's RTT
   double min_rto_us = 500;
@@ -71,6 +72,7 @@ Point run(const Options& o, const std::string& mode, uint64_t size, double loss)
   c.transport.reliability = reliability_of(mode);
   c.transport.mtu = o.mtu;
   c.transport.unit_size = o.unit;
+  c.transport.chunk_loss_budget = o.chunk_loss_budget;
   c.transport.cc = o.cc;
   c.transport.min_rto = Time::from_seconds(o.min_rto_us * 1e-6);
   c.transport.base_rtt = Time::from_seconds((o.base_rtt_us > 0 ? o.base_rtt_us : o.rtt_us) * 1e-6);
@@ -158,6 +160,10 @@ int main(int argc, char** argv) {
   app.add_option("--rtt-us", o.rtt_us, "base RTT (twice the one-way delay)")->capture_default_str();
   app.add_option("--mtu", o.mtu, "path MTU")->capture_default_str();
   app.add_option("--unit", o.unit, "transport unit (minimum chunk)")->capture_default_str();
+  app.add_option("--chunk-loss-budget", o.chunk_loss_budget,
+                 "while losses are seen, chunks shrink to resend about this fraction (0: off)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_option("--cc", o.cc, "software congestion control: swift or none")->capture_default_str();
   app.add_option("--base-rtt-us", o.base_rtt_us,
                  "the transport's base RTT (CC target, BDP); 0: --rtt-us")
