@@ -74,7 +74,7 @@ class ProgressLine {
 class Sampler {
  public:
   Sampler(Network& network, const scenario::MetricsConfig& config, metrics::RunMetrics& out)
-      : network_(network), config_(config), out_(out) {
+      : config_(config), out_(out) {
     if (config.throughput_interval) {
       // Parallel links (two_dc's dci_links) join the same nodes: the second is "a->b#2".
       std::map<std::string, int> seen;
@@ -138,7 +138,6 @@ class Sampler {
     const net::EgressPort* port;
     uint32_t series;
   };
-  Network& network_;
   const scenario::MetricsConfig& config_;
   metrics::RunMetrics& out_;
   std::vector<Direction> directions_;

@@ -44,7 +44,6 @@ class RpcServer final : public Runner {
   std::vector<std::vector<uint8_t>> seen_;  // per connection, by request index
   std::vector<std::byte> scratch_;
   uint64_t served_ = 0;
-  uint64_t duplicates_ = 0;
 };
 
 // A channel config for -s/--response_size/--depth: staging for two windows of the larger.
