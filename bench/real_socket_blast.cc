@@ -175,9 +175,9 @@ int roce_send(const sockaddr_in& a, double seconds, size_t msg, size_t region_by
   const int fd = socket(AF_INET, SOCK_DGRAM, 0);
   big_buffers(fd);
   if (connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) die("connect");
-  const size_t packets = std::max<size_t>(1, (msg + kSegment - 1) / kSegment);
+  const size_t packets = msg / kSegment;
   // The MIDDLE run is one GSO send: at most 64 KiB of UDP payload.
-  if (packets < 3 || msg % kSegment != 0 || packets > 16 || region_bytes < msg) {
+  if (msg % kSegment != 0 || packets < 3 || packets > 16 || region_bytes < msg) {
     throw std::runtime_error(
         "roce-send wants MSG a multiple of 4096 up to 64 KiB (3 to 16 "
         "packets) and REGION >= MSG");

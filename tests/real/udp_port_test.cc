@@ -56,6 +56,17 @@ class RawSocket {
   int fd_ = -1;
 };
 
+// True if `bytes`, a datagram the port sent from ip:src_port to 127.0.0.2:4791, carries the ICRC
+// of the headers the kernel wrote (IP id 0).
+bool icrc_as_sent(world::Ipv4 ip, uint16_t src_port, std::span<const std::byte> bytes) {
+  const wire::IpUdpInfo info{.src_ip = ip.value,
+                             .dst_ip = loopback_address(2).value,
+                             .src_port = src_port,
+                             .dst_port = 4791,
+                             .ip_id = 0};
+  return wire::icrc_matches(info, bytes);
+}
+
 wire::RoceHeaders send_only(uint32_t qpn, uint32_t psn) {
   wire::RoceHeaders h;
   h.bth.opcode = wire::Opcode::kRcSendOnly;
@@ -96,12 +107,7 @@ TEST(UdpPort, SendsAValidRoceDatagramFromThePacketsSourceEndpoint) {
   ASSERT_EQ(view.value.payload.size(), 5u);
   EXPECT_EQ(view.value.payload[4], std::byte{5});
   // The ICRC is over the headers the kernel wrote: source 0xC123, IP id 0.
-  const wire::IpUdpInfo info{.src_ip = ip.value,
-                             .dst_ip = loopback_address(2).value,
-                             .src_port = 0xC123,
-                             .dst_port = 4791,
-                             .ip_id = 0};
-  EXPECT_TRUE(wire::icrc_matches(info, bytes));
+  EXPECT_TRUE(icrc_as_sent(ip, 0xC123, bytes));
   EXPECT_EQ(port.counters().tx_datagrams, 1u);
 }
 
@@ -134,12 +140,7 @@ TEST(UdpPort, SendsABorrowedPayloadAndTellsItsDeparture) {
   const auto view = wire::decode_udp_payload(bytes);
   ASSERT_TRUE(view.ok());
   EXPECT_TRUE(std::ranges::equal(view.value.payload, memory));
-  const wire::IpUdpInfo info{.src_ip = ip.value,
-                             .dst_ip = loopback_address(2).value,
-                             .src_port = 0xC124,
-                             .dst_port = 4791,
-                             .ip_id = 0};
-  EXPECT_TRUE(wire::icrc_matches(info, bytes));
+  EXPECT_TRUE(icrc_as_sent(ip, 0xC124, bytes));
 }
 
 // lend_payloads: the handler sees the payload in the receive buffer, not a copy.

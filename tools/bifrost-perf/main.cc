@@ -104,10 +104,6 @@ void validate(const Options& o) {
   if (o.ack_every == 0 || o.ack_every > 32) {
     throw Error("--ack_every {} is invalid: a software ACK carries 1 to 32 WQEs", o.ack_every);
   }
-  if (!(o.chunk_loss_budget >= 0 && o.chunk_loss_budget <= 1)) {
-    throw Error("--chunk_loss_budget {} is invalid: use a fraction 0..1 (0: chunks ignore loss)",
-                o.chunk_loss_budget);
-  }
   if (o.base_rtt_us <= 0 || o.min_rto_us <= 0 || o.line_rate_gbps <= 0) {
     throw Error("--base_rtt, --min_rto and --line_rate must be positive");
   }
@@ -211,6 +207,7 @@ int main(int argc, char** argv) {
   app.add_option("--chunk_loss_budget", o.chunk_loss_budget,
                  "Bifröst: while losses are seen, chunks shrink so that about this fraction of "
                  "the bytes is sent again (0: chunks ignore loss)")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_option("--depth", o.depth, "rpc_bw: requests outstanding per connection")
       ->capture_default_str();
