@@ -41,6 +41,9 @@ void NicProfile::apply(DeviceConfig& device) const {
   if (lossy.adaptive_retransmission && lossy.adaptive_rto <= Time::zero()) {
     throw Error("NIC profile {}: the adaptive first timeout must be positive", name);
   }
+  if (ack_delay && *ack_delay < Time::zero()) {
+    throw Error("NIC profile {}: the ACK delay bound must not be negative", name);
+  }
   if (lossy.slow_restart && !device.dcqcn) {
     throw Error("NIC profile {}: slow restart cuts the DCQCN rate; turn DCQCN on", name);
   }
@@ -49,6 +52,7 @@ void NicProfile::apply(DeviceConfig& device) const {
   device.recovery.gbn_adaptive_rto =
       lossy.adaptive_retransmission ? lossy.adaptive_rto : Time::zero();
   device.slow_restart = lossy.slow_restart;
+  if (ack_delay) device.data_path.ack_delay = *ack_delay;
   if (device.dcqcn) {
     device.dcqcn->increase_period = dcqcn_increase_period;
     device.dcqcn->increase_bytes = dcqcn_increase_bytes;

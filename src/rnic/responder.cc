@@ -13,6 +13,10 @@ namespace bifrost::rnic {
 Responder::Responder(QueuePair& qp, NicContext& nic)
     : qp_(qp), nic_(nic), engine_(nic.recovery().make_responder()) {}
 
+Responder::~Responder() {
+  nic_.scheduler().cancel(ack_timer_);  // a destroyed QP must not be called back
+}
+
 void Responder::post(const RecvWr& wr) {
   const QpState state = qp_.state();
   if (state == QpState::reset) {
@@ -168,7 +172,32 @@ void Responder::receive_rc(const world::Packet& packet) {
   ++since_ack_;
   if (packet.roce.bth.ack_request || jumped || read || (every != 0 && since_ack_ >= every)) {
     send_ack(wire::make_ack(msn_), wire::psn_add(epsn_, wire::kPsnMask));
+  } else {
+    defer_ack();
   }
+}
+
+void Responder::defer_ack() {
+  const Time delay = nic_.data_path().ack_delay;
+  if (delay <= Time::zero()) return;
+  if (since_ack_ == 1) unacked_since_ = nic_.scheduler().now();
+  // One timer per QP: an earlier ACK leaves it pending, and it re-arms from the oldest packet
+  // still waiting when it fires.
+  if (!ack_timer_.valid()) {
+    ack_timer_ = nic_.scheduler().at(unacked_since_ + delay, [this] { on_ack_timer(); });
+  }
+}
+
+void Responder::on_ack_timer() {
+  ack_timer_ = {};
+  if (since_ack_ == 0 || qp_.state() == QpState::err || qp_.state() == QpState::reset) return;
+  const Time due = unacked_since_ + nic_.data_path().ack_delay;
+  if (nic_.scheduler().now() < due) {
+    ack_timer_ = nic_.scheduler().at(due, [this] { on_ack_timer(); });
+    return;
+  }
+  ++nic_.counters().delayed_acks;
+  send_ack(wire::make_ack(msn_), wire::psn_add(epsn_, wire::kPsnMask));
 }
 
 void Responder::refuse(Outcome outcome, bool in_order, uint32_t psn) {
@@ -525,6 +554,8 @@ void Responder::reset() {
   pipeline_view_.reset();
   rq_base_ssn_ = next_ssn_ = 0;
   epsn_ = pipeline_epsn_ = msn_ = since_ack_ = 0;
+  nic_.scheduler().cancel(ack_timer_);
+  ack_timer_ = {};
   ce_seen_ = false;
 }
 

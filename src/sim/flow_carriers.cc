@@ -60,6 +60,7 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
   d.recovery.rto_high = sc.nic.rto_high;
   d.recovery.fasr_pool = {sc.nic.fasr_units, sc.nic.fasr_blocks, sc.nic.fasr_block_bits};
   d.data_path.ack_every_packets = sc.nic.ack_every_packets;
+  d.data_path.ack_delay = sc.nic.ack_delay;
   d.data_path.ecn_capable = sc.switches.ecn.has_value();
   if (sc.nic.dcqcn) {
     const scenario::DcqcnSpec& s = sc.nic.dcqcn_spec;
@@ -90,6 +91,7 @@ rnic::NicProfile nic_profile(const scenario::NicProfileSpec& spec) {
   p.lossy.slow_restart = spec.slow_restart;
   p.lossy.adaptive_retransmission = spec.adaptive_retransmission;
   if (spec.adaptive_rto) p.lossy.adaptive_rto = *spec.adaptive_rto;
+  p.ack_delay = spec.ack_delay;
   return p;
 }
 
@@ -142,6 +144,12 @@ class RdmaCarrier : public FlowCarrier {
     const rnic::DataPathCounters c = flows_.counters();
     summary.retransmitted = c.tx_retransmitted;
     summary.timeouts = c.timeouts;
+    summary.metrics.nic = metrics::NicTotals{.retransmitted = c.tx_retransmitted,
+                                             .timeouts = c.timeouts,
+                                             .naks_sent = c.naks_sent,
+                                             .sacks_sent = c.sacks_sent,
+                                             .delayed_acks = c.delayed_acks,
+                                             .cnps_sent = c.cnps_sent};
   }
 
  protected:

@@ -51,6 +51,11 @@ void LossyWire::set_drop_filter(int side, DropFilter filter) {
   ends_[side & 1].filter = std::move(filter);
 }
 
+void LossyWire::pause(int side, Time until) {
+  End& end = ends_[side & 1];
+  end.paused_until = std::max(end.paused_until, until);
+}
+
 const LossyWireCounters& LossyWire::counters(int side) const {
   return ends_[side & 1].counters;
 }
@@ -58,7 +63,7 @@ const LossyWireCounters& LossyWire::counters(int side) const {
 void LossyWire::End::send(world::PacketPtr packet) {
   world::Scheduler& scheduler = wire->scheduler_;
   const Time now = scheduler.now();
-  const Time start = std::max(now, busy_until);
+  const Time start = std::max({now, busy_until, paused_until});
   const auto bytes = wire::ethernet_frame_size(packet->roce, packet->payload.length);
   busy_until = start + serialization_time(Bytes(bytes), wire->config_.rate);
   ++counters.sent;

@@ -193,7 +193,14 @@ int main(int argc, char** argv) {
   app.add_option("-t,--tx-depth", o.tx_depth, "messages in flight per QP")->capture_default_str();
   app.add_option("--timeout", o.timeout, "seconds without progress before giving up")
       ->capture_default_str();
-  app.add_option("--qp_timeout", o.qp_timeout, "RC ACK timeout exponent (4.096 us * 2^x)")
+  app.add_option("--qp_timeout", o.qp_timeout,
+                 "plain RC: ACK timeout exponent (4.096 us * 2^x; 0 = infinite)")
+      ->check(CLI::Range(0, 31))
+      ->capture_default_str();
+  app.add_option("--bifrost_rc_timeout", o.bifrost_rc_timeout,
+                 "Bifröst RC: the data QPs' ACK timeout exponent (a timeout moves the connection "
+                 "to a backup QP)")
+      ->check(CLI::Range(1, 31))
       ->capture_default_str();
   app.add_option("--base_rtt", o.base_rtt_us, "Bifröst: base RTT in microseconds (CC target, BDP)")
       ->capture_default_str();

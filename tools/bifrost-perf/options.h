@@ -28,8 +28,11 @@ struct Options {
   std::string bind;  // local address; default: the one the control connection uses
   uint16_t port = 18515;
   uint32_t tx_depth = 128;
-  double timeout = 10;  // seconds without progress before giving up
-  uint8_t qp_timeout = 12;
+  double timeout = 10;      // seconds without progress before giving up
+  uint8_t qp_timeout = 14;  // plain RC: perftest's default (67 ms)
+  // Bifröst RC's data QPs: a timeout is how Bifröst notices a failed path and moves to a backup
+  // QP, so it stays short (16.8 ms; the soft NIC answers slower than a hardware one).
+  uint8_t bifrost_rc_timeout = 12;
   bool busy_poll = false;
   bool gso = false;
   bool ecn = false;  // data packets ECN-capable (ECT(0)), so a marking bottleneck can mark them  //

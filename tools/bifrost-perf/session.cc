@@ -36,6 +36,8 @@ nlohmann::json settings_of(const Options& o) {
           {"chunk_loss_budget", o.chunk_loss_budget},
           {"ecn", o.ecn},
           {"ack_every", o.ack_every},
+          {"qp_timeout", o.qp_timeout},
+          {"bifrost_rc_timeout", o.bifrost_rc_timeout},
           {"hint_when_idle", o.hint_when_idle},
           {"response_size", o.response_size},
           {"ack_priority", o.ack_priority}};
@@ -58,8 +60,7 @@ transport::TransportConfig transport_config(const Options& o) {
   // a loopback rpc_bw run), so ask every RTO floor, 20 times.
   c.reconnect_interval = c.min_rto;
   c.reconnect_attempts = 20;
-  // The soft NIC answers slower than a hardware one: the RC ACK timeout is bifrost-perf's.
-  c.rc_timeout = o.qp_timeout;
+  c.rc_timeout = o.bifrost_rc_timeout;
   // send_bw: every message one SEND (the small-message path), however large.
   if (o.op() == Op::send) c.send_threshold = std::max(c.send_threshold, o.max_size());
   return c;

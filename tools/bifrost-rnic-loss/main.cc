@@ -130,6 +130,10 @@ int main(int argc, char** argv) {
                  "RC responder: ACK after this many in-order packets besides every AckReq (0: "
                  "only AckReq)")
       ->capture_default_str();
+  app.add_option("--ack-delay-us", o.ack_delay_us,
+                 "RC responder: the longest an in-order packet waits for its ACK, us (0: no bound)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
   app.add_option("--burst-len", o.burst_len,
                  "mean loss burst in line-rate packet slots (Gilbert model, each direction; the "
                  "loss rate stays --loss); 1 = independent loss")

@@ -67,6 +67,7 @@ nlohmann::json scenario_json(const Options& o) {
       {"qps", o.qps},
       {"start_spread_us", o.start_spread_us},
       {"ack_every_packets", o.ack_every},
+      {"ack_delay_us", o.ack_delay_us},
       {"burst_packets", o.burst_packets},
       {"loss_applies_to", o.burst_len > 1
                               ? "both directions (data and ACK/NAK/SACK), Gilbert bursts per "

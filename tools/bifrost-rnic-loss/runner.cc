@@ -175,6 +175,7 @@ class Runner {
     c.device.recovery.gbn_min_rto = microseconds(o_.gbn_min_rto_us);
     c.device.recovery.srnic_bitmap_access = Time::ps(std::llround(o_.srnic_stall_ns * 1e3));
     c.device.data_path.ack_every_packets = o_.ack_every;
+    c.device.data_path.ack_delay = microseconds(o_.ack_delay_us);
     c.device.data_path.burst_packets = o_.burst_packets;
     c.device.data_path.max_send_wr = std::max<uint32_t>(4096, o_.outstanding);
     c.device.data_path.max_recv_wr = std::max<uint32_t>(4096, 2 * o_.outstanding);

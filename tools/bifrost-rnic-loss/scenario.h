@@ -36,9 +36,12 @@ struct Options {
   uint32_t burst_packets = 1;
   // The pairs start one after another, evenly over this time (0: all at once).
   double start_spread_us = 0;
+  // RC responder: the longest an in-order packet waits for its ACK (DataPathConfig::ack_delay;
+  // 0: no bound).
+  double ack_delay_us = 8;
   // GBN. The QP timeout attribute is set on every QP, but only GBN uses it (IRN and SRNIC have
-  // their own RTO_low/RTO_high). 8 is NicPairConfig's default: 4.096 us * 2^8 = 1.05 ms.
-  int gbn_timeout = 8;
+  // their own RTO_low/RTO_high). 14 is NicPairConfig's default: 4.096 us * 2^14 = 67 ms.
+  int gbn_timeout = 14;
   double gbn_min_rto_us = 0;
   int retry_cnt = 7;
   // IRN / SRNIC (RecoveryConfig defaults).

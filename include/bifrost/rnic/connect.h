@@ -19,7 +19,7 @@ struct QpConnection {
   uint16_t udp_sport = 0;     // 0: derived from the QPN
   uint32_t qkey = 0;          // UD
   // RC only.
-  uint8_t timeout = 8;  // 4.096 us * 2^timeout
+  uint8_t timeout = 14;  // 4.096 us * 2^timeout (67 ms, perftest's default)
   uint8_t retry_cnt = 7;
   uint8_t rnr_retry = 7;  // 7: infinite
   uint8_t min_rnr_timer = 1;

@@ -22,6 +22,12 @@ struct DataPathConfig {
   // RC responder: besides every packet with AckReq (the last of each message), ACK after this
   // many in-order packets without one; 0 ACKs only on AckReq.
   uint32_t ack_every_packets = 8;
+  // RC responder: the longest an accepted in-order request packet waits for its ACK (the
+  // InfiniBand "Local CA ACK Delay", which the requester's timeout is meant to cover). Without
+  // it a QP slowed below ack_every_packets packets per QP timeout (DCQCN at its minimum rate,
+  // thousands of QPs sharing a port) times out with nothing lost. Zero disables the bound.
+  // Why the responder and why 8 us: docs/rnic.md, "ACK timing".
+  Time ack_delay = Time::us(8);
   // Transmit scheduler: packets a QP sends per turn before the next ready QP of its class
   // (1: packet round-robin). A burst keeps a QP's packets together on the wire, so a receiver's
   // QP-context cache misses once per burst rather than once per packet.
@@ -43,7 +49,8 @@ struct DataPathConfig {
 struct DataPathCounters {
   uint64_t tx_packets = 0;
   uint64_t tx_retransmitted = 0;
-  uint64_t tx_acks = 0;  // ACK, NAK, SACK and RNR NAK packets
+  uint64_t tx_acks = 0;       // ACK, NAK, SACK and RNR NAK packets
+  uint64_t delayed_acks = 0;  // ACKs the responder sent because DataPathConfig::ack_delay ran out
   uint64_t rx_packets = 0;
   uint64_t rx_out_of_order = 0;      // accepted ahead of the expected PSN (SR engines)
   uint64_t rx_dropped_sequence = 0;  // dropped after a gap (GBN) or beyond the window
@@ -71,6 +78,7 @@ struct DataPathCounters {
     tx_packets += o.tx_packets;
     tx_retransmitted += o.tx_retransmitted;
     tx_acks += o.tx_acks;
+    delayed_acks += o.delayed_acks;
     rx_packets += o.rx_packets;
     rx_out_of_order += o.rx_out_of_order;
     rx_dropped_sequence += o.rx_dropped_sequence;

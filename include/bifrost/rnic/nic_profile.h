@@ -15,6 +15,7 @@
 //   fixed in-flight window (roce_tx_window_en), slow restart (roce_slow_restart_en) and adaptive
 //   retransmission (roce_adp_retrans_en). They are off unless asked for.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -45,6 +46,9 @@ struct NicProfile {
   // Whether the lossy features exist on this generation, and which are enabled.
   bool has_lossy_features = false;
   LossyFeatures lossy{};
+  // The responder's ACK delay bound (DataPathConfig::ack_delay) on this generation; unset keeps
+  // the device's. No public source gives either generation's value, so neither profile sets one.
+  std::optional<Time> ack_delay;
 
   // Sets the device's engine to go-back-N, the DCQCN constants (when DCQCN is on) and the
   // enabled lossy features. Throws Error for a lossy feature on a profile without them, slow

@@ -23,6 +23,7 @@ inline constexpr uint32_t kGrhBytes = 40;
 class Responder {
  public:
   Responder(QueuePair& qp, NicContext& nic);
+  ~Responder();
   Responder(const Responder&) = delete;
   Responder& operator=(const Responder&) = delete;
 
@@ -102,6 +103,9 @@ class Responder {
   void send_ack(wire::Aeth aeth, uint32_t psn, std::optional<uint32_t> sacked = std::nullopt,
                 uint32_t sack_info = 0);
   void send_nak(wire::NakCode code, uint32_t psn);
+  // An in-order packet was accepted without an ACK: make sure one goes within ack_delay.
+  void defer_ack();
+  void on_ack_timer();
 
   QueuePair& qp_;
   NicContext& nic_;
@@ -117,7 +121,9 @@ class Responder {
   Message message_;
   uint32_t epsn_ = 0;
   uint32_t msn_ = 0;
-  uint32_t since_ack_ = 0;
+  uint32_t since_ack_ = 0;  // in-order packets accepted since the last ACK
+  Time unacked_since_;      // when the first of them arrived
+  world::TimerId ack_timer_;
   // A CE-marked packet arrived since the last receive completion (WorkCompletion::ecn_ce).
   bool ce_seen_ = false;
 };

@@ -47,6 +47,9 @@ class LossyWire {
   // The two ends: what end(0) sends arrives at end(1) and the other way round.
   world::PacketPort& end(int side);
   void set_drop_filter(int side, DropFilter filter);
+  // As a PFC pause that end `side` received: it starts no packet before `until` (one already
+  // on the wire finishes), so its NIC's port queue fills and the NIC stops.
+  void pause(int side, Time until);
   const LossyWireCounters& counters(int side) const;
 
  private:
@@ -59,6 +62,7 @@ class LossyWire {
     LossyWire* wire = nullptr;
     End* peer = nullptr;
     Time busy_until = Time::zero();
+    Time paused_until = Time::zero();
     DropFilter filter;
     LossyWireCounters counters;
     RandomStream random{1};

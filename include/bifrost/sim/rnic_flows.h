@@ -23,7 +23,7 @@ struct RnicFlowsConfig {
   rnic::DeviceConfig device{};  // template for every host's NIC (name and GIDs are set here)
   detail::DeviceByHost device_by_host;  // hosts with a NIC of their own instead
   uint32_t mtu = 1024;
-  uint8_t timeout = 8;  // RC QP timeout exponent: 4.096 us * 2^timeout
+  uint8_t timeout = 14;  // RC QP timeout exponent: 4.096 us * 2^timeout (67 ms)
   uint8_t retry_cnt = 7;
   uint8_t rnr_retry = 7;
 };

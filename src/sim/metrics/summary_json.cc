@@ -135,6 +135,11 @@ std::string summary_json(const RunMetrics& metrics, const RunInfo& info) {
   j["pauses"] = pauses(metrics.pauses);
   j["drops"] = drops(metrics.drops);
   if (metrics.fasr_pool) j["fasr_pool"] = detail::fasr_pool_summary(*metrics.fasr_pool);
+  if (const auto& n = metrics.nic) {
+    j["nic"] = {{"retransmitted", n->retransmitted}, {"timeouts", n->timeouts},
+                {"naks_sent", n->naks_sent},         {"sacks_sent", n->sacks_sent},
+                {"delayed_acks", n->delayed_acks},   {"cnps_sent", n->cnps_sent}};
+  }
   return j.dump(2) + "\n";
 }
 

@@ -7,11 +7,12 @@
 namespace bifrost::sim::scenario::detail {
 
 namespace {
-constexpr std::array<std::string_view, 24> kKeys = {"model",
+constexpr std::array<std::string_view, 25> kKeys = {"model",
                                                     "profile",
                                                     "recovery",
                                                     "dcqcn",
                                                     "ack_every_packets",
+                                                    "ack_delay",
                                                     "timeout",
                                                     "retry_cnt",
                                                     "bdp_packets",
@@ -32,7 +33,7 @@ constexpr std::array<std::string_view, 24> kKeys = {"model",
                                                     "dcqcn_cnp_interval",
                                                     "dcqcn_cnp_scope"};
 // Every key from "dcqcn_g" on.
-constexpr size_t kFirstDcqcnKey = 13;
+constexpr size_t kFirstDcqcnKey = 14;
 constexpr std::array<std::string_view, 2> kModels = {"line_rate", "rnic"};
 constexpr std::array<std::string_view, 2> kCnpScopes = {"qp", "port"};
 constexpr std::array<std::string_view, 4> kEngines = {"gbn", "irn", "srnic", "fasr"};
@@ -90,10 +91,7 @@ void parse_dcqcn_keys(const TableReader& r, NicConfig& n) {
   }
   if (auto rate = r.positive_rate("dcqcn_additive_increase")) d.additive_increase = *rate;
   if (auto rate = r.positive_rate("dcqcn_hyper_increase")) d.hyper_increase = *rate;
-  if (auto t = r.time("dcqcn_cnp_interval")) {
-    if (*t < Time::zero()) r.fail("dcqcn_cnp_interval", "must not be negative");
-    d.cnp_interval = *t;
-  }
+  if (auto t = r.non_negative_time("dcqcn_cnp_interval")) d.cnp_interval = *t;
   if (auto scope = r.choice("dcqcn_cnp_scope", kCnpScopes))
     d.cnp_interval_per_port = *scope == "port";
 }
@@ -142,6 +140,7 @@ NicConfig parse_nic(const TableReader& r, Bytes mtu, const Topology& topology) {
   if (auto every = r.integer("ack_every_packets", 0, 1 << 20)) {
     n.ack_every_packets = static_cast<uint32_t>(*every);
   }
+  if (auto delay = r.non_negative_time("ack_delay")) n.ack_delay = *delay;
   if (auto timeout = r.integer("timeout", 0, 31)) n.timeout = static_cast<uint8_t>(*timeout);
   if (auto retry = r.integer("retry_cnt", 0, 7)) n.retry_cnt = static_cast<uint8_t>(*retry);
   parse_engine_keys(r, n);

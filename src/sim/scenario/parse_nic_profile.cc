@@ -14,14 +14,15 @@ namespace bifrost::sim::scenario::detail {
 namespace {
 
 constexpr std::array<std::string_view, 2> kProfiles = {"cx4", "cx5"};
-constexpr std::array<std::string_view, 8> kKeys = {"hosts",
+constexpr std::array<std::string_view, 9> kKeys = {"hosts",
                                                    "dcqcn_increase_period",
                                                    "dcqcn_increase_bytes",
                                                    "tx_window",
                                                    "tx_window_packets",
                                                    "slow_restart",
                                                    "adaptive_retransmission",
-                                                   "adaptive_rto"};
+                                                   "adaptive_rto",
+                                                   "ack_delay"};
 
 NicProfileSpec parse_profile(const TableReader& r, std::string_view name, const NicConfig& nic,
                              uint64_t host_count) {
@@ -54,6 +55,7 @@ NicProfileSpec parse_profile(const TableReader& r, std::string_view name, const 
   if (p.adaptive_rto && *p.adaptive_rto > Time::s(1)) {
     r.fail("adaptive_rto", "must be at most 1 s");
   }
+  p.ack_delay = r.non_negative_time("ack_delay");
   return p;
 }
 

@@ -205,6 +205,12 @@ std::optional<Time> TableReader::positive_time(std::string_view key) const {
   return v;
 }
 
+std::optional<Time> TableReader::non_negative_time(std::string_view key) const {
+  const auto v = time(key);
+  if (v && *v < Time::zero()) fail(key, "must not be negative");
+  return v;
+}
+
 std::optional<Bytes> TableReader::positive_bytes(std::string_view key) const {
   const auto v = bytes(key);
   if (v && v->count() == 0) not_positive(key);

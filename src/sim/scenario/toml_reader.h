@@ -54,6 +54,7 @@ class TableReader {
   // The same, and greater than zero.
   std::optional<Rate> positive_rate(std::string_view key) const;
   std::optional<Time> positive_time(std::string_view key) const;
+  std::optional<Time> non_negative_time(std::string_view key) const;  // zero allowed
   std::optional<Bytes> positive_bytes(std::string_view key) const;
   const toml::table* subtable(std::string_view key) const;
   const toml::array* array(std::string_view key, std::string_view element_phrase) const;

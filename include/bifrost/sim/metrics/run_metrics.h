@@ -14,6 +14,17 @@
 
 namespace bifrost::sim::metrics {
 
+// The soft RNICs' recovery counters, summed over every NIC: retransmission without loss shows
+// here (docs/rnic.md, "ACK timing").
+struct NicTotals {
+  uint64_t retransmitted = 0;  // packets sent again
+  uint64_t timeouts = 0;       // retransmission timer expiries
+  uint64_t naks_sent = 0;
+  uint64_t sacks_sent = 0;
+  uint64_t delayed_acks = 0;  // ACKs sent because the responder's ACK delay bound ran out
+  uint64_t cnps_sent = 0;
+};
+
 struct RunMetrics {
   FlowMetrics flows;
   ThroughputSeries throughput;
@@ -21,6 +32,7 @@ struct RunMetrics {
   PauseCounters pauses;
   DropCounters drops;
   std::optional<FasrPoolMetrics> fasr_pool;          // soft RNICs with the FaSR engine only
+  std::optional<NicTotals> nic;                      // soft RNICs only
   std::vector<TransportRttDirection> transport_rtt;  // the Bifröst transport only
 };
 

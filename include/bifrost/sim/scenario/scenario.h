@@ -221,6 +221,7 @@ struct NicProfileSpec {
   bool slow_restart = false;
   bool adaptive_retransmission = false;
   std::optional<Time> adaptive_rto;
+  std::optional<Time> ack_delay;
 };
 
 struct NicConfig {
@@ -229,7 +230,11 @@ struct NicConfig {
   bool dcqcn = false;
   DcqcnSpec dcqcn_spec;
   uint32_t ack_every_packets = 8;
-  uint8_t timeout = 8;  // RC QP timeout exponent: 4.096 us * 2^timeout
+  // RC responder: the longest an in-order packet waits for its ACK (0: no bound).
+  Time ack_delay = Time::us(8);
+  // RC QP timeout exponent: 4.096 us * 2^timeout. 14 (67 ms) is what perftest and rdma_cm
+  // deployments commonly set; short timeouts are an explicit choice (docs/scenarios.md).
+  uint8_t timeout = 14;
   uint8_t retry_cnt = 7;
   // Selective engines: packets in flight per QP (rnic::recovery::RecoveryConfig::bdp_packets).
   uint32_t bdp_packets = 128;
