@@ -47,6 +47,9 @@ struct DciConfig {
   // A full pause lasts T + dci_pause_guard (true) or T as in the paper (false: every later-
   // arriving pause of a chain leaves a gap in which the upstream starts a frame).
   bool guard_full_pauses = true;
+  // Algorithm 1 exactly as printed (dci_rule.h: every DciDeviations flag off, the guard
+  // included), so guard_full_pauses is not used.
+  bool literal = false;
   uint32_t max_frame_bytes = 1102;  // S, for Delta and the k x S headroom
 };
 
