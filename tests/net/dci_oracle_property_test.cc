@@ -94,8 +94,8 @@ TEST(DciOracleMutation, GrantWithoutTheBufferBoundTrips) {
   EXPECT_GT(tripped({.break_rule = [](DciRuleParams& r) { r.h = int64_t{1} << 60; }}), 0u);
 }
 
-// Leak handling without the guard (with it, the leaks that reach leak handling here stay below
-// one frame, within the k x S slack, so taking it away does not trip the oracle).
+// Leak handling without the guard (with it, the leaks that reach leak handling here stay within
+// the k x S slack, so taking it away does not trip the oracle).
 TEST(DciOracleMutation, NoLeakHandlingWithoutTheGuardTrips) {
   EXPECT_GT(tripped({.guard = false, .break_rule = [](DciRuleParams& r) { r.leak_every = 0; }}),
             0u);

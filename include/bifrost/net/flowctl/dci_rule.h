@@ -21,7 +21,7 @@ struct DciDeviations {
   // leaked): DciOracleLiteral.SignedOverGrantDeductionTrips.
   bool only_over_grant = true;
   // F += c-hat, at least 0 (printed: c). No test shows the printed form fail: it differs only
-  // when leak handling finds a leak, and with the guard the leaks found stay below a frame.
+  // when leak handling finds a leak, and with the guard the leaks found stay within k x S.
   bool count_granted = true;
   // Leak slots reset a negative F to 0 (printed: no reset). No test shows the printed form
   // fail, for the same reason.
