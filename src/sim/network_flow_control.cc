@@ -122,6 +122,7 @@ void Network::install_dci(const NetworkConfig& config, const scenario::DciFlowCo
   c.buffer = dci.buffer;
   c.leak_every = dci.leak_every;
   c.guard_full_pauses = dci.guard;
+  c.literal = dci.literal;
   c.max_frame_bytes = max_data_frame(config.mtu);
   const auto pair = net::install_dci(scheduler_, c, *switches_[e.down - graph_.hosts], e.down_port,
                                      egress_of(e.up, e.up_port));

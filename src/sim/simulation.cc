@@ -283,14 +283,12 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   nc.mtu = sc.simulation.mtu;
   nc.seed = sc.simulation.seed;
   nc.switch_latency = sc.switches.latency;
-  // PFC protects exactly the priorities the workloads use.
-  nc.lossless_priorities = 0;
-  for (const auto& w : sc.workloads)
-    nc.lossless_priorities |= static_cast<uint8_t>(1u << w.priority);
-  Network network(kernel, topology::describe(sc.topology), nc);
-  apply_link_loss(sc, network);
   // Closed loops append their requests to `flows` while the run goes.
   std::vector<workload::Flow> flows = scenario::build_flows(sc);
+  // Flow control protects exactly the priorities the traffic uses (file rows carry their own).
+  nc.lossless_priorities = scenario::used_priorities(sc, flows);
+  Network network(kernel, topology::describe(sc.topology), nc);
+  apply_link_loss(sc, network);
 
   RunSummary summary;
   summary.metrics.flows =

@@ -27,9 +27,12 @@ struct DciBench {
   ScriptedDrain* drain = nullptr;
   LineRateFlows flows{net.kernel, 1024};
   Time one_way = Time::us(20);
+  Rate long_rate = Rate::Gbps(100);
+  Rate sink_rate;
 
   explicit DciBench(Rate drain_rate, Bytes buffer_total = Bytes::MiB(8), Time jitter = Time::zero(),
-                    uint64_t seed = 0, Time long_delay = Time::us(20))
+                    uint64_t seed = 0, Time long_delay = Time::us(20),
+                    Rate long_link_rate = Rate::Gbps(100))
       : sw(net.add_switch([buffer_total] {
           SwitchConfig c;
           c.ports = 3;
@@ -37,10 +40,12 @@ struct DciBench {
           c.buffer.total = buffer_total;
           return c;
         }())),
-        one_way(long_delay) {
+        one_way(long_delay),
+        long_rate(long_link_rate),
+        sink_rate(drain_rate) {
     net.links.emplace_back(
         net.kernel,
-        LinkConfig{.rate = Rate::Gbps(100), .propagation = one_way, .seed = seed, .jitter = jitter},
+        LinkConfig{.rate = long_rate, .propagation = one_way, .seed = seed, .jitter = jitter},
         sender.port(), sw.port(0));
     net.connect(sw.port(1), sink.port(), drain_rate, Time::us(1));
     net.connect(reverse.port(), sw.port(2), Rate::Gbps(100), Time::us(1));
@@ -52,10 +57,11 @@ struct DciBench {
   }
 
   DciLinkParams link() const {
-    return DciLinkParams{.rate = Rate::Gbps(100),
+    return DciLinkParams{.rate = long_rate,
                          .propagation = one_way,
                          .ingress_latency = Time::ns(500),
-                         .max_frame_bytes = kMaxFrame};
+                         .max_frame_bytes = kMaxFrame,
+                         .jitter = net.links[0].a_to_b().jitter()};
   }
   void backlog_sender() {
     flows.add(LineRateFlowSpec{
@@ -66,6 +72,8 @@ struct DciBench {
     flows.add(LineRateFlowSpec{.src = &reverse, .dst = &sender, .bytes = uint64_t{1} << 34});
   }
   uint64_t drops() const { return sw.counters().drops.total_packets(); }
+  Link& long_link() { return net.links[0]; }
+  Link& sink_link() { return net.links[1]; }  // D -> R is its a_to_b
   uint64_t drained() { return sw.egress(1).counters().tx_bytes[kDciPrio]; }
 
   // Runs the random drain pattern of scripted_drain.h on the sink-facing egress.

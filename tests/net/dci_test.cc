@@ -1,5 +1,6 @@
-// Bifrost DCI: configuration checks, the negative case of Theorem 1 (a buffer sized with the
-// paper's one-way Delta overflows), and the buffer PFC and DCI need on topology A.
+// Bifrost DCI: configuration checks, the negative case of Theorem 1 (a buffer sized with a
+// one-way Delta, half the paper's 2 x Rs x D, overflows), and the buffer PFC and DCI need on
+// topology A.
 #include <gtest/gtest.h>
 
 #include "bifrost/core/error.h"
@@ -48,8 +49,9 @@ TEST(DciConfigCheck, AutoBufferIsTheBoundAndInstalls) {
   EXPECT_EQ(pair.ingress->buffer(), Bytes(509'680 + 125'000 + 1102));
 }
 
-// The paper counts Delta as one one-way delay of bytes. Sized that way (the half of the link
-// that the pause frame crosses left out) the buffer overflows when a full-rate drain stops.
+// A broken variant: Delta as one one-way delay of bytes, half the paper's one BDP = 2 x Rs x D
+// (the half of the link the pause frame crosses left out). Sized that way the buffer overflows
+// when a full-rate drain stops.
 TEST(DciTheoremNegative, OneWayDeltaOverflowsWhenTheDrainStops) {
   DciBench bench(Rate::Gbps(100));
   DciLinkParams lie = bench.link();

@@ -51,12 +51,15 @@ constexpr BadFile kBadFiles[] = {
     {"bad_dci_guard.toml",
      "bad_dci_guard.toml:10:9: switch.flow_control.dci.guard: expected a boolean (true or false), "
      "found a string"},
+    {"bad_dci_literal_guard.toml",
+     "bad_dci_literal_guard.toml:11:9: switch.flow_control.dci.guard: is not used with literal = "
+     "true (Algorithm 1 as printed has no guard)"},
     {"bad_dci_jitter.toml",
      "bad_dci_jitter.toml:8:14: topology.dci_jitter: \"-5ns\" is not a time: expected a number "
      "followed by a unit, such as \"1us\""},
     {"bad_dci_key.toml",
      "bad_dci_key.toml:10:1: switch.flow_control.dci: unknown key \"xoff\" for kind \"dci\"; valid "
-     "keys: kind, slot, leak_every, buffer, guard"},
+     "keys: kind, slot, leak_every, buffer, guard, literal"},
     {"bad_dci_leak_every.toml",
      "bad_dci_leak_every.toml:10:14: switch.flow_control.dci.leak_every: -1 is out of range; valid "
      "values: 0 to 65536"},

@@ -76,6 +76,19 @@ buffer = "300KB"
   }
 }
 
+// Algorithm 1 as printed, from the scenario: parsed without the guard, and it runs. (Whether
+// it holds is the oracle's question: tests/net/dci_oracle_property_test.cc.)
+TEST(ScenarioFlowControl, DciLiteralRunsThePrintedAlgorithm) {
+  const std::string table = std::string(kDci) + "literal = true\n";
+  const auto s = parse(two_dc_incast(table));
+  ASSERT_EQ(s.switches.flow_control.size(), 1u);
+  const auto& d = std::get<scenario::DciFlowControl>(s.switches.flow_control[0].kind);
+  EXPECT_TRUE(d.literal);
+  EXPECT_FALSE(d.guard);
+  const RunSummary r = run(two_dc_incast(table));
+  EXPECT_GT(r.pauses, 0u);
+}
+
 TEST(ScenarioFlowControl, ParsesEveryKindAndTheJitter) {
   const auto s = parse(two_dc_incast(R"(
 [switch.flow_control.dci]
@@ -105,6 +118,7 @@ xon = "40KB"
       EXPECT_EQ(d.leak_every, 3u);
       EXPECT_EQ(d.buffer, Bytes(1'000'000));
       EXPECT_FALSE(d.guard);
+      EXPECT_FALSE(d.literal);
     } else if (fc.link_class == "host") {
       const auto& c = std::get<scenario::CbfcFlowControl>(fc.kind);
       EXPECT_EQ(c.buffer, Bytes(100'000));

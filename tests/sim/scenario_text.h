@@ -18,6 +18,43 @@ inline RunSummary run(const std::string& text) {
   return run_scenario(parse(text), options);
 }
 
+// A star of 9 hosts (100 Gb/s, 1 us links) around a switch with a 1 MB buffer (alpha 0.5),
+// with PFC (dynamic threshold) if `pfc`, carrying `workloads`.
+inline std::string star_scenario(bool pfc, const std::string& workloads) {
+  std::string text = R"(
+[simulation]
+seed = 5
+mtu = 1000
+[topology]
+kind = "star"
+hosts = 9
+host_rate = "100Gbps"
+host_delay = "1us"
+[switch]
+buffer = "1MB"
+alpha = 0.5
+)" + workloads;
+  if (pfc) text += "[switch.pfc]\nthreshold = \"dynamic\"\nresume_offset = \"2KB\"\n";
+  return text;
+}
+
+// 8 x 500 KB from hosts 1..8 into host 0 (in class `priority`): into a 1 MB buffer, it must
+// pause or drop.
+inline std::string incast_workload(int priority = 0) {
+  return R"(
+[[workload]]
+kind = "incast"
+name = "incast"
+priority = )" +
+         std::to_string(priority) +
+         R"(
+senders = "1..8"
+receiver = 0
+size = "500KB"
+start = "1us"
+)";
+}
+
 // Hosts 0, 1 in DC 0 send 1.5 MB each to host 2 in DC 1 over two 100 Gb/s, 20 us links: the
 // receiver's link is the bottleneck, so the queue backs up across the long links. A 2 MB switch
 // buffer holds DCI's H (about 0.55 MB) but not the 1.5 MB excess of the incast. `long_haul` is

@@ -93,28 +93,7 @@ TEST(Simulation, LoneFlowFinishesAtTheClosedForm) {
 
 // 8 x 500 KB into one 100 Gb/s port of a switch with a 1 MB buffer.
 std::string incast_scenario(bool pfc) {
-  std::string text = R"(
-[simulation]
-seed = 5
-mtu = 1000
-[topology]
-kind = "star"
-hosts = 9
-host_rate = "100Gbps"
-host_delay = "1us"
-[switch]
-buffer = "1MB"
-alpha = 0.5
-[[workload]]
-kind = "incast"
-name = "incast"
-senders = "1..8"
-receiver = 0
-size = "500KB"
-start = "1us"
-)";
-  if (pfc) text += "[switch.pfc]\nthreshold = \"dynamic\"\nresume_offset = \"2KB\"\n";
-  return text;
+  return testing::star_scenario(pfc, testing::incast_workload());
 }
 
 TEST(Simulation, IncastUnderPfcLosesNothing) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <variant>
+
 #include "bifrost/core/overloaded.h"
 #include "bifrost/sim/workload/patterns.h"
 #include "bifrost/sim/workload/poisson.h"
@@ -67,6 +69,17 @@ std::vector<Flow> build_flows(const Scenario& scenario) {
     lists.push_back(workload_flows(w, scenario.topology, scenario.simulation.seed));
   }
   return workload::merge_flows(std::move(lists));
+}
+
+uint8_t used_priorities(const Scenario& scenario, const std::vector<Flow>& flows) {
+  uint8_t used = 0;
+  for (const Flow& f : flows) used |= static_cast<uint8_t>(1u << f.priority);
+  for (const WorkloadConfig& w : scenario.workloads) {
+    if (std::holds_alternative<ClosedLoopWorkload>(w.spec)) {
+      used |= static_cast<uint8_t>(1u << w.priority);
+    }
+  }
+  return used;
 }
 
 }  // namespace bifrost::sim::scenario

@@ -15,8 +15,8 @@ namespace bifrost::sim::scenario::detail {
 namespace {
 
 constexpr std::array<std::string_view, 5> kKinds = {"pfc", "dci", "cbfc", "swing", "none"};
-constexpr std::array<std::string_view, 5> kDciKeys = {"kind", "slot", "leak_every", "buffer",
-                                                      "guard"};
+constexpr std::array<std::string_view, 6> kDciKeys = {"kind",   "slot",  "leak_every",
+                                                      "buffer", "guard", "literal"};
 constexpr std::array<std::string_view, 4> kCbfcKeys = {"kind", "buffer", "update_period",
                                                        "field_bits"};
 constexpr std::array<std::string_view, 6> kSwingKeys = {"kind", "buffer",      "xoff",
@@ -61,7 +61,12 @@ DciFlowControl parse_dci(const TableReader& r, const SwitchConfig& switches, con
     r.fail("buffer", fmt::format("{} is not below the switch buffer ({})", bytes_text(*dci.buffer),
                                  bytes_text(switches.buffer)));
   }
-  dci.guard = r.boolean("guard").value_or(true);
+  dci.literal = r.boolean("literal").value_or(false);
+  // The guard is bifrost's deviation; the printed algorithm's full pause is one slot.
+  if (dci.literal && r.has("guard")) {
+    r.fail("guard", "is not used with literal = true (Algorithm 1 as printed has no guard)");
+  }
+  dci.guard = r.boolean("guard").value_or(!dci.literal);
   return dci;
 }
 

@@ -26,8 +26,8 @@ struct DciLinkParams {
 // bytes U sends before this slot's pause reaches it (the pause waits for a frame D is sending,
 // T(S), then takes T(pause) + propagation + jitter):
 //   Delta = bytes_in(2 x (propagation + jitter) + latency + T(pause) + 2 x T(S), Rs) + S
-// (the last S: a frame U started just before the window closed). The paper counts one one-way
-// delay; the reverse half is missing there, see docs/net.md.
+// (the last S: a frame U started just before the window closed). This is the paper's one BDP,
+// 2 x Rs x D (section III-B), with what a packet model adds; see docs/net.md.
 Bytes dci_delta(const DciLinkParams& link);
 // How much later one pause can arrive than the one before it: the wait behind a frame in
 // transmission plus the jitter. A full pause lasts T plus this, so back-to-back full pauses
@@ -47,6 +47,9 @@ struct DciConfig {
   // A full pause lasts T + dci_pause_guard (true) or T as in the paper (false: every later-
   // arriving pause of a chain leaves a gap in which the upstream starts a frame).
   bool guard_full_pauses = true;
+  // Algorithm 1 exactly as printed (dci_rule.h: every DciDeviations flag off, the guard
+  // included), so guard_full_pauses is not used.
+  bool literal = false;
   uint32_t max_frame_bytes = 1102;  // S, for Delta and the k x S headroom
 };
 

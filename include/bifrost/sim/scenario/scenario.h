@@ -65,7 +65,8 @@ struct DciFlowControl {
   uint32_t leak_every = 1;   // k; 0: no leak handling
   // Per port and lossless priority, H + k x S; nullopt: the minimum net::dci_min_buffer.
   std::optional<Bytes> buffer;
-  bool guard = true;  // full pauses last T + guard (net::DciConfig::guard_full_pauses)
+  bool guard = true;     // full pauses last T + guard (net::DciConfig::guard_full_pauses)
+  bool literal = false;  // Algorithm 1 as printed (net::DciConfig::literal)
 };
 
 // InfiniBand credits (net::CbfcConfig): the downstream advertises, the upstream egress obeys.
