@@ -13,6 +13,7 @@ A point is the CX-5 profile's DCQCN rate-increase timer T and byte counter B (th
 keeps the mlx5 defaults, 300 us and 32,767 B). With NIC DCQCN off the point cannot matter: those
 systems run once per seed and stand for every point."""
 import csv
+import json
 import os
 import sys
 
@@ -68,13 +69,19 @@ def results(runs, out):
         system, point, seed = name.split(":")
         with open(os.path.join(runs, name, "closed_loop.csv")) as f:
             loops = {r["workload"]: r for r in csv.DictReader(f)}
+        with open(os.path.join(runs, name, "summary.json")) as f:
+            nic = json.load(f).get("nic", {})
         cx4 = float(loops["cx4"]["goodput_gbps"])
         cx5 = float(loops["cx5"]["goodput_gbps"])
         rows.append({"system": system, "cx5_point": point, "seed": seed,
                      "cx5_increase_period": POINTS[point][0] if SYSTEMS[system][3] else "n/a",
                      "cx5_increase_bytes": POINTS[point][1] if SYSTEMS[system][3] else "n/a",
                      "cx4_gbps": f"{cx4:.2f}", "cx5_gbps": f"{cx5:.2f}",
-                     "total_gbps": f"{cx4 + cx5:.2f}", "gap_pct": f"{100 * gap(cx4, cx5):.1f}"})
+                     "total_gbps": f"{cx4 + cx5:.2f}", "gap_pct": f"{100 * gap(cx4, cx5):.1f}",
+                     # The NICs' recovery counters over the whole run (summary.json "nic").
+                     **{f"nic_{k}": nic.get(k, "") for k in ("retransmitted", "timeouts",
+                                                            "naks_sent", "delayed_acks",
+                                                            "cnps_sent")}})
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

@@ -23,6 +23,8 @@ run_one() {  # system point seed
   echo "== $1, CX-5 point $2, seed $3" >&2
   /usr/bin/python3 "$here/analyze.py" scenario "$here/scenario.toml.in" "$1" "$2" "$3" \
     >"$tmp/s.toml"
+  # ACK_DELAY (e.g. 0us: no bound, as before issue 20) overrides the NICs' ACK-delay bound.
+  [ -z "${ACK_DELAY:-}" ] || sed -i "s/^model = \"rnic\"$/&\nack_delay = \"$ACK_DELAY\"/" "$tmp/s.toml"
   "$tool" run "$tmp/s.toml" --out "$tmp/runs/$1:$2:$3" --quiet >"$tmp/stdout" 2>"$tmp/stderr" ||
     { cat "$tmp/stderr" >&2; exit 1; }
   grep -E "^closed loop" "$tmp/stdout" | sed 's/ (.*), / /' >&2 || true

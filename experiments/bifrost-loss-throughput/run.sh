@@ -23,7 +23,8 @@ for loss in $losses; do
   for size in $sizes; do
     echo "== size $size loss $loss" >&2
     # Plain RC: the soft RNIC's go-back-N, QP timeout 8 (1.05 ms), retry count 7.
-    "$build/tools/bifrost-rnic-loss" -q --engine gbn --mtu 4096 --outstanding 8 \
+    # (--gbn-timeout 8 explicitly: the tool's default became 14, 67 ms, with issue 20.)
+    "$build/tools/bifrost-rnic-loss" -q --engine gbn --mtu 4096 --outstanding 8 --gbn-timeout 8 \
       --message-bytes "$size" --loss "$loss" --duration-us "$duration" --seed "$seed" \
       --csv "$tmp/rc.csv"
     python3 - "$tmp/rc.csv" "$size" "$loss" >>"$out" <<'PY'

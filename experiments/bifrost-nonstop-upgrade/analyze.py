@@ -58,6 +58,9 @@ def phase_row(run, phase, lo, hi, gbps, rpcs, loops, summary):
     row["failed"] = sum(int(l["failed"]) for l in loops)
     row["run_drops"] = summary["drops"]["total"]
     row["run_pauses"] = summary["pauses"]["count"]
+    # The NICs' recovery counters over the whole run (summary.json "nic"), not per phase.
+    for k in ("retransmitted", "timeouts", "naks_sent", "delayed_acks", "cnps_sent"):
+        row[f"run_nic_{k}"] = summary.get("nic", {}).get(k, "")
     return row
 
 

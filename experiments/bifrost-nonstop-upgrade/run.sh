@@ -21,6 +21,8 @@ for run in "${runs[@]}"; do
   echo "== $name (to Bifröst at $to_bifrost, PFC and DCQCN off at $lossless_off)" >&2
   sed "s/@TO_BIFROST@/$to_bifrost/; s/@LOSSLESS_OFF@/$lossless_off/; s/@BASE_RTT@/$base_rtt/" \
     "$here/scenario.toml.in" >"$tmp/s.toml"
+  # ACK_DELAY (e.g. 0us: no bound, as before issue 20) overrides the NICs' ACK-delay bound.
+  [ -z "${ACK_DELAY:-}" ] || sed -i "s/^model = \"rnic\"$/&\nack_delay = \"$ACK_DELAY\"/" "$tmp/s.toml"
   "$tool" run "$tmp/s.toml" --out "$tmp/runs/$name" >"$tmp/stdout" 2>"$tmp/stderr" ||
     { cat "$tmp/stderr" >&2; exit 1; }
   grep -E "^(upgrade|flows|closed)" "$tmp/stderr" "$tmp/stdout" -h >&2 || true

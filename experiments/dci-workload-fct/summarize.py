@@ -64,6 +64,7 @@ def row(run_dir, cc, length, scheme, cdf, load):
         "pauses": summary["pauses"]["count"],
         "nic_retransmissions": log_counter(log, "NIC retransmissions"),
         "nic_timeouts": log_counter(log, "timeouts"),
+        "nic_delayed_acks": summary.get("nic", {}).get("delayed_acks", ""),
         "wall_s": round(summary["wall_seconds"], 1),
     }
 

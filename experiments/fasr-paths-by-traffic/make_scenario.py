@@ -12,8 +12,8 @@ websearch: a leaf-spine of 4 leaves x 8 hosts and 2 spines (100 Gb/s to hosts, 4
 between switches, 0.75 us per link: base RTT 6 us across the spines, 3 us under one leaf),
 1 MB buffer per switch, no PFC, no CC (or `--cc dcqcn`: ECN as for incast, 400 KB buffer); poisson arrivals with the websearch CDF at LOAD of the
 host links, from every host to uniform other hosts, for the whole run.
-Both: soft RNICs with FaSR (128 packets in flight per QP, an ACK per packet), stop at the
-duration. `--pool large` gives every NIC 4,096 units and 2^20 blocks, so no episode falls
+Both: soft RNICs with FaSR (128 packets in flight per QP, an ACK per packet: the FaSR paper's
+stack returns an ACK for every new packet, section IV), stop at the duration. `--pool large` gives every NIC 4,096 units and 2^20 blocks, so no episode falls
 back to go-back-N for want of pool space; `default` is the 1,598 B pool (20 units, 257 blocks).
 """
 import argparse
