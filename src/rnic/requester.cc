@@ -1,6 +1,7 @@
 #include "bifrost/rnic/requester.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/host_memory.h"
@@ -145,6 +146,8 @@ bool Requester::produce(world::Packet& out) {
     return true;
   }
   if (nic_.scheduler().now() < rnr_until_) return false;
+  // The QP has its transmit turn: a timeout's resend, if any, leaves now (see on_timer).
+  if (std::exchange(awaiting_turn_, false)) progress_at_ = nic_.scheduler().now();
   if (read_resend_ && produce_read_repair(out)) return true;
   while (const auto psn = engine_->next_retransmission(una_, snd_max_)) {
     Slot* slot = find_slot(*psn);
@@ -385,6 +388,7 @@ void Requester::reset() {
   nic_.scheduler().cancel(rnr_timer_);
   timer_ = rnr_timer_ = {};
   progress_at_ = Time::max();
+  awaiting_turn_ = false;
   engine_ = nic_.recovery().make_requester();
   una_ = snd_max_ = psn_end_ = acked_ = 0;
   next_ssn_ = 0;
@@ -397,8 +401,16 @@ void Requester::reset() {
 void Requester::after_progress() {
   retries_left_ = qp_.query().retry_cnt;
   rnr_retries_left_ = qp_.query().rnr_retry;
-  progress_at_ = in_flight() == 0 ? Time::max() : nic_.scheduler().now();
-  arm_timer();
+  awaiting_turn_ = false;
+  if (in_flight() == 0) {
+    // Nothing outstanding: the timer stops (a stale one would only keep the clock going).
+    nic_.scheduler().cancel(timer_);
+    timer_ = {};
+    progress_at_ = Time::max();
+  } else {
+    progress_at_ = nic_.scheduler().now();
+    arm_timer();
+  }
   nic_.wake(qp_);
 }
 
@@ -432,6 +444,14 @@ void Requester::on_timer() {
     timer_ = nic_.scheduler().at(due, [this] { on_timer(); });
     return;
   }
+  if (awaiting_turn_) {
+    // The last expiry's resend has not left yet: the QP is still waiting for its turn in this
+    // NIC's transmit scheduler or for its rate limiter (thousands of QPs on one port, DCQCN).
+    // The transport timer runs from a request's transmission, so no retry is spent meanwhile.
+    progress_at_ = now;
+    arm_timer();
+    return;
+  }
   ++nic_.counters().timeouts;
   if (retries_left_ == 0) {
     fail(WcStatus::retry_exceeded, 0);
@@ -455,6 +475,7 @@ void Requester::on_timer() {
     engine_->on_timeout(una_, snd_max_);
   }
   progress_at_ = now;
+  awaiting_turn_ = true;
   arm_timer();
   nic_.wake(qp_);
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "bifrost/core/rng.h"
@@ -238,6 +239,43 @@ TEST_P(AckTimingProperty, WithTheBoundTheConstructedCaseIsClean) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, AckTimingProperty, all_engines(), engine_name);
+
+// The requester's timer after an expiry: the resend of a lost packet waits ~9 ms for the QP's
+// 1 Mb/s rate limiter, far longer than the engine's timeout (GBN at exponent 4, 65.5 us; the
+// selective engines' RTO_low, 100 us). The timer runs from when the resend leaves, so the wait
+// spends no retry: one timeout, and the message completes. A timer re-armed at every expiry
+// would spend all 7 retries inside the NIC and fail the QP.
+class RetransmissionTimer : public ::testing::TestWithParam<recovery::EngineKind> {};
+
+TEST_P(RetransmissionTimer, AResendWaitingForItsTurnSpendsNoRetry) {
+  NicPairConfig config;
+  config.device.recovery.kind = GetParam();
+  config.timeout = 4;
+  NicPair pair(config);
+  NicPair::Side& a = pair.a();
+  a.device->set_rate_limit(*a.qp, Rate::Mbps(1));
+  bool dropped = false;
+  pair.wire().set_drop_filter(0, [&dropped](const world::Packet& p) {
+    return p.roce.bth.psn == 0 && !std::exchange(dropped, true);
+  });
+  a.qp->post_send(make_remote(1, WrOpcode::rdma_write, a, NicPair::kBufferBase, 4 * 1024,
+                              NicPair::kBufferBase, pair.b().mr->rkey));
+  pair.kernel().run();
+  const auto done = a.poll();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, WcStatus::success) << to_string(done[0].status);
+  EXPECT_TRUE(dropped);
+  // One expiry for the loss; go-back-N also times out once per packet it sends again, each
+  // waiting a limiter interval with the earlier ones unacknowledged (a timeout below the
+  // pacing interval, set on purpose here). Never the 8 a QP needs to fail.
+  const uint64_t timeouts = a.device->data_path_counters().timeouts;
+  EXPECT_GE(timeouts, 1u);
+  EXPECT_LE(timeouts, GetParam() == recovery::EngineKind::gbn ? 4u : 1u);
+  EXPECT_TRUE(same_content(*a.memory, NicPair::kBufferBase, *pair.b().memory, NicPair::kBufferBase,
+                           4 * 1024));
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, RetransmissionTimer, all_engines(), engine_name);
 
 }  // namespace
 }  // namespace bifrost::rnic

@@ -63,6 +63,18 @@ TEST(NicProfile, ApplyTurnsOnTheRequestedLossyFeatures) {
   EXPECT_TRUE(d.slow_restart);
 }
 
+TEST(NicProfile, AnAckDelayOverrideReachesTheDataPath) {
+  DeviceConfig d;
+  connectx4_profile().apply(d);
+  EXPECT_EQ(d.data_path.ack_delay, DataPathConfig{}.ack_delay) << "no profile sets its own";
+  NicProfile cx5 = connectx5_profile();
+  cx5.ack_delay = Time::us(3);
+  cx5.apply(d);
+  EXPECT_EQ(d.data_path.ack_delay, Time::us(3));
+  cx5.ack_delay = Time::us(-1);
+  EXPECT_THROW(cx5.apply(d), Error);
+}
+
 TEST(NicProfile, ImpossibleProfilesAreRefused) {
   NicProfile cx4 = connectx4_profile();
   cx4.lossy.tx_window = true;

@@ -164,7 +164,7 @@ TEST(Writers, QueuesPausesDrops) {
 }
 
 TEST(Writers, SummaryJson) {
-  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}};
+  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}};
   const uint32_t link = m.throughput.add_link("bottleneck");
   m.throughput.sample(link, Time::zero(), Bytes(0));
   m.throughput.sample(link, Time::us(10), Bytes(125'000));
@@ -201,12 +201,30 @@ TEST(Writers, SummaryJson) {
   EXPECT_EQ(j["pauses"]["by_port"]["sw0/p1"]["longest_ps"], 3'000'000);
   EXPECT_EQ(j["drops"]["total"], 2);
   EXPECT_EQ(j["drops"]["by_reason"]["buffer_full"], 2);
+  EXPECT_FALSE(j.contains("nic")) << "only runs with soft RNICs have NIC counters";
+}
+
+TEST(Writers, SummaryJsonNicCounters) {
+  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}};
+  m.nic = NicTotals{.retransmitted = 5,
+                    .timeouts = 2,
+                    .naks_sent = 1,
+                    .sacks_sent = 3,
+                    .delayed_acks = 40,
+                    .cnps_sent = 7};
+  const auto j = nlohmann::json::parse(summary_json(m, RunInfo{"s.toml", 1, Time::ms(1), {}}));
+  EXPECT_EQ(j["nic"]["retransmitted"], 5);
+  EXPECT_EQ(j["nic"]["timeouts"], 2);
+  EXPECT_EQ(j["nic"]["naks_sent"], 1);
+  EXPECT_EQ(j["nic"]["sacks_sent"], 3);
+  EXPECT_EQ(j["nic"]["delayed_acks"], 40);
+  EXPECT_EQ(j["nic"]["cnps_sent"], 7);
 }
 
 TEST(Writers, WriteOutputsCreatesEveryFile) {
   const auto dir = std::filesystem::temp_directory_path() / "bifrost_metrics_test" / "out";
   std::filesystem::remove_all(dir.parent_path());
-  const RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}};
+  const RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}};
   write_outputs(m, RunInfo{"s.toml", 1, Time::ms(1), std::nullopt}, dir, false);
   for (std::string_view file : kOutputFiles) {
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
@@ -249,7 +267,7 @@ TEST(Writers, TransportRttCsvOneRowPerDirection) {
             "h1,h0,2,3,1,7.000,7.000,7.000,7.000,7.000,7.000\n");
   const auto dir = std::filesystem::temp_directory_path() / "bifrost_metrics_rtt_test";
   std::filesystem::remove_all(dir);
-  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, rtt};
+  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, rtt, {}};
   write_outputs(m, RunInfo{"s.toml", 1, Time::ms(1), std::nullopt}, dir, false);
   EXPECT_EQ(workload::read_text_file(dir / "transport_rtt.csv"), transport_rtt_csv(rtt));
   std::filesystem::remove_all(dir);

@@ -129,6 +129,8 @@ class Requester {
   bool read_gap_reported_ = false;
   bool read_resend_ = false;     // selective repeat: re-request the READ at una_ next
   bool read_tail_lost_ = false;  // ... including responses missing at its end
+  // A timeout fired and the QP has not had a transmit turn since (its resend has not left).
+  bool awaiting_turn_ = false;
   Time rnr_until_ = Time::zero();
   Time progress_at_ = Time::max();  // last progress; max while nothing is in flight
   world::TimerId timer_;

@@ -32,8 +32,8 @@ struct RunMetrics {
   PauseCounters pauses;
   DropCounters drops;
   std::optional<FasrPoolMetrics> fasr_pool;          // soft RNICs with the FaSR engine only
-  std::optional<NicTotals> nic;                      // soft RNICs only
   std::vector<TransportRttDirection> transport_rtt;  // the Bifröst transport only
+  std::optional<NicTotals> nic;                      // soft RNICs only
 };
 
 // What the summary says about the run itself.
