@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <csignal>
+#include <string>
 
 #include "bifrost/core/error.h"
 #include "bifrost/real/offer_json.h"
@@ -196,12 +197,12 @@ int main(int argc, char** argv) {
   app.add_option("--qp_timeout", o.qp_timeout,
                  "plain RC: ACK timeout exponent (4.096 us * 2^x; 0 = infinite)")
       ->check(CLI::Range(0, 31))
-      ->capture_default_str();
+      ->default_str(std::to_string(o.qp_timeout));  // a uint8_t would print as a character
   app.add_option("--bifrost_rc_timeout", o.bifrost_rc_timeout,
                  "Bifröst RC: the data QPs' ACK timeout exponent (a timeout moves the connection "
                  "to a backup QP)")
       ->check(CLI::Range(1, 31))
-      ->capture_default_str();
+      ->default_str(std::to_string(o.bifrost_rc_timeout));
   app.add_option("--base_rtt", o.base_rtt_us, "Bifröst: base RTT in microseconds (CC target, BDP)")
       ->capture_default_str();
   app.add_option("--min_rto", o.min_rto_us, "Bifröst: minimum retransmission timeout, microseconds")
