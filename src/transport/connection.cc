@@ -28,13 +28,13 @@ Connection::~Connection() {
   }
 }
 
-ConnectionQp Connection::fresh_qp(QpRole role) {
+Path Connection::fresh_qp(PathRole role) {
   const rnic::QpType type =
       config_.reliability == Reliability::hardware_rc ? rnic::QpType::rc : rnic::QpType::uc;
   rnic::QueuePair& qp =
       endpoint_.device().create_qp(endpoint_.pd(), type, endpoint_.data_cq(), endpoint_.data_cq());
   endpoint_.register_qp(qp.qp_num(), *this);
-  return ConnectionQp{.qp = &qp,
+  return Path{.qp = &qp,
                       .role = role,
                       .first_psn = endpoint_.fresh_psn(),
                       .source_port = endpoint_.fresh_source_port()};
@@ -42,14 +42,14 @@ ConnectionQp Connection::fresh_qp(QpRole role) {
 
 void Connection::create_qps() {
   for (uint32_t i = 0; i <= config_.backup_qps; ++i) {
-    qps_.push_back(fresh_qp(i == 0 ? QpRole::primary : QpRole::backup));
+    qps_.push_back(fresh_qp(i == 0 ? PathRole::primary : PathRole::backup));
   }
   reconnects_.resize(qps_.size());
 }
 
 void Connection::connect_one(size_t index) {
   const EndpointConfig& e = endpoint_.config();
-  const ConnectionQp& q = qps_[index];
+  const Path& q = qps_[index];
   rnic::connect_qp(
       *q.qp, rnic::QpConnection{.dest_ip = peer_->ip,
                                 .dest_qp_num = peer_->qps[index].qpn,
@@ -74,26 +74,26 @@ void Connection::attach_peer(const ConnectionOffer& peer) {
 
 bool Connection::has_primary() const {
   return std::any_of(qps_.begin(), qps_.end(),
-                     [](const ConnectionQp& q) { return q.role == QpRole::primary; });
+                     [](const Path& q) { return q.role == PathRole::primary; });
 }
 
 rnic::QueuePair& Connection::primary() {
-  for (ConnectionQp& q : qps_) {
-    if (q.role == QpRole::primary) return *q.qp;
+  for (Path& q : qps_) {
+    if (q.role == PathRole::primary) return *q.qp;
   }
   throw Error("connection {} has no primary QP", id_);
 }
 
 bool Connection::reconnecting() const {
   return std::any_of(qps_.begin(), qps_.end(),
-                     [](const ConnectionQp& q) { return q.role == QpRole::reconnecting; });
+                     [](const Path& q) { return q.role == PathRole::reconnecting; });
 }
 
 bool Connection::promote_backup_after(size_t index) {
   for (size_t step = 1; step < qps_.size(); ++step) {
-    ConnectionQp& next = qps_[(index + step) % qps_.size()];
-    if (next.role != QpRole::backup) continue;
-    next.role = QpRole::primary;
+    Path& next = qps_[(index + step) % qps_.size()];
+    if (next.role != PathRole::backup) continue;
+    next.role = PathRole::primary;
     return true;
   }
   return false;
@@ -101,11 +101,11 @@ bool Connection::promote_backup_after(size_t index) {
 
 bool Connection::fail_over() {
   const auto primary = std::find_if(
-      qps_.begin(), qps_.end(), [](const ConnectionQp& q) { return q.role == QpRole::primary; });
+      qps_.begin(), qps_.end(), [](const Path& q) { return q.role == PathRole::primary; });
   if (primary == qps_.end()) return false;
   const auto index = static_cast<size_t>(primary - qps_.begin());
   if (config_.reconnect) {
-    primary->role = QpRole::reconnecting;
+    primary->role = PathRole::reconnecting;
     const bool promoted = promote_backup_after(index);
     begin_reconnect(index);
     return promoted;
@@ -113,7 +113,7 @@ bool Connection::fail_over() {
   // Without reconnects a UC QP, which keeps no connection state, rejoins the end of the
   // rotation; a failed RC QP is in error for good.
   if (!promote_backup_after(index)) return false;
-  primary->role = primary->qp->state() == rnic::QpState::err ? QpRole::failed : QpRole::backup;
+  primary->role = primary->qp->state() == rnic::QpState::err ? PathRole::failed : PathRole::backup;
   return true;
 }
 
@@ -169,6 +169,22 @@ void Connection::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
   sender_->on_ack(ack, ack_received_nic_time);
 }
 
+UdVerdict Connection::on_ud_message(const UdSource& from, std::span<const std::byte> bytes,
+                                     Time nic_time) {
+  // Only the peer may acknowledge this connection's WQEs or ask to reconnect its QPs.
+  const bool from_peer = connected() && peer_->ip == from.ip && peer_->ud_qpn == from.qp_num;
+  if (is_control_message(bytes)) {
+    const auto message = decode_control_message(bytes);
+    if (!from_peer || !message) return UdVerdict::unroutable_control;
+    on_control(message.value);
+    return UdVerdict::accepted;
+  }
+  const auto ack = decode_soft_ack(bytes);
+  if (!from_peer || !ack) return UdVerdict::unroutable_ack;
+  on_ack(ack.value, nic_time);
+  return UdVerdict::accepted;
+}
+
 void Connection::on_control(const ControlMessage& message) {
   switch (message.kind) {
     case ControlKind::reconnect_request:
@@ -181,6 +197,8 @@ void Connection::on_control(const ControlMessage& message) {
     case ControlKind::parameter_ack:
       on_parameter_ack(message);
       break;
+    case ControlKind::set_rate:
+      break;  // a RoGUE remote action: no Bifröst connection asks for it
   }
 }
 

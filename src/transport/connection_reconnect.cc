@@ -28,7 +28,7 @@ constexpr size_t kRetiredQpsKept = 4;
 
 }  // namespace
 
-void Connection::replace_qp(size_t index, QpRole role) {
+void Connection::replace_qp(size_t index, PathRole role) {
   rnic::QueuePair* old = qps_[index].qp;
   if (old->state() != rnic::QpState::err) {
     rnic::QpAttr attr;
@@ -48,7 +48,7 @@ void Connection::replace_qp(size_t index, QpRole role) {
 void Connection::bring_up(size_t index, uint32_t peer_qpn, uint32_t peer_psn) {
   peer_->qps[index] = ConnectionOffer::Qp{.qpn = peer_qpn, .first_psn = peer_psn};
   connect_one(index);
-  qps_[index].role = has_primary() ? QpRole::backup : QpRole::primary;
+  qps_[index].role = has_primary() ? PathRole::backup : PathRole::primary;
   receiver_->post_receives(index);
 }
 
@@ -60,7 +60,7 @@ bool Connection::yields_to_peer() const {
 void Connection::begin_reconnect(size_t index) {
   Reconnect& r = reconnects_[index];
   if (r.pending) return;
-  replace_qp(index, QpRole::reconnecting);
+  replace_qp(index, PathRole::reconnecting);
   r.pending = true;
   r.sequence = next_sequence_++;
   r.attempts = 0;
@@ -74,7 +74,7 @@ void Connection::send_reconnect_request(size_t index) {
   r.retry = {};
   if (r.attempts == config_.reconnect_attempts) {
     r.pending = false;
-    qps_[index].role = QpRole::failed;
+    qps_[index].role = PathRole::failed;
     ++stats_.reconnects_abandoned;
     sender_->on_qps_changed();  // with no QP left, every message fails
     return;
@@ -123,10 +123,10 @@ void Connection::on_reconnect_request(const ControlMessage& request) {
     ++stats_.reconnects_done;
     stats_.last_reconnect_time = endpoint_.scheduler().now() - r.started;
   } else {
-    const bool was_primary = qps_[index].role == QpRole::primary;
-    if (was_primary) qps_[index].role = QpRole::reconnecting;
+    const bool was_primary = qps_[index].role == PathRole::primary;
+    if (was_primary) qps_[index].role = PathRole::reconnecting;
     const bool promoted = was_primary && promote_backup_after(index);
-    replace_qp(index, QpRole::reconnecting);
+    replace_qp(index, PathRole::reconnecting);
     if (was_primary) sender_->on_primary_taken(promoted);
   }
   bring_up(index, request.qpn, request.psn);

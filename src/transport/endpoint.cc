@@ -50,11 +50,24 @@ Endpoint::Endpoint(rnic::Device& device, EndpointConfig config)
 Endpoint::~Endpoint() = default;
 
 Connection& Endpoint::create_connection(const TransportConfig& config) {
-  const auto id = static_cast<uint32_t>(connections_.size() + 1);
+  const auto id = static_cast<uint32_t>(handlers_.size() + 1);
   connections_.push_back(std::make_unique<Connection>(*this, id, config));
   Connection& c = *connections_.back();
-  for (const ConnectionQp& q : c.qps()) by_qpn_[q.qp->qp_num()] = &c;
+  handlers_.push_back(&c);
+  for (const Path& q : c.qps()) by_qpn_[q.qp->qp_num()] = &c;
   return c;
+}
+
+uint32_t Endpoint::add_handler(EndpointHandler& handler) {
+  handlers_.push_back(&handler);
+  return static_cast<uint32_t>(handlers_.size());
+}
+
+void Endpoint::remove_handler(uint32_t id) {
+  if (id < 1 || id > handlers_.size()) throw Error("remove_handler: no handler {}", id);
+  EndpointHandler* gone = handlers_[id - 1];
+  handlers_[id - 1] = nullptr;
+  std::erase_if(by_qpn_, [gone](const auto& entry) { return entry.second == gone; });
 }
 
 ConnectionOffer Endpoint::offer(const Connection& connection) const {
@@ -65,7 +78,7 @@ ConnectionOffer Endpoint::offer(const Connection& connection) const {
   o.connection_id = connection.id();
   o.reliability = connection.config().reliability;
   o.mtu = connection.config().mtu;
-  for (const ConnectionQp& q : connection.qps()) {
+  for (const Path& q : connection.qps()) {
     o.qps.push_back(ConnectionOffer::Qp{.qpn = q.qp->qp_num(), .first_psn = q.first_psn});
   }
   return o;
@@ -185,30 +198,19 @@ void Endpoint::on_ack_completion(const rnic::WorkCompletion& wc) {
 }
 
 void Endpoint::dispatch_ud(const rnic::WorkCompletion& wc, std::span<const std::byte> bytes) {
-  // Only a connection's peer may acknowledge its WQEs or ask to reconnect its QPs.
-  const auto from_peer = [&](uint32_t id) -> Connection* {
-    Connection* c = id >= 1 && id <= connections_.size() ? connections_[id - 1].get() : nullptr;
-    const bool ok = c != nullptr && c->connected() && c->peer().ip == wc.src_ip &&
-                    c->peer().ud_qpn == wc.src_qp;
-    return ok ? c : nullptr;
-  };
-  if (is_control_message(bytes)) {
-    const auto message = decode_control_message(bytes);
-    Connection* c = message ? from_peer(message.value.connection) : nullptr;
-    if (c != nullptr) {
-      c->on_control(message.value);
-    } else {
-      ++stats_.controls_unroutable;
-    }
-    return;
+  // Every protocol's UD message starts with the receiver's id for the connection.
+  uint32_t id = 0;
+  if (bytes.size() >= sizeof(id)) {
+    for (size_t i = 0; i < sizeof(id); ++i) id = id << 8 | std::to_integer<uint32_t>(bytes[i]);
   }
-  const auto ack = decode_soft_ack(bytes);
-  Connection* c = ack ? from_peer(ack.value.connection) : nullptr;
-  if (c != nullptr) {
-    c->on_ack(ack.value, wc.hw_timestamp);
-  } else {
-    ++stats_.acks_unroutable;
-  }
+  EndpointHandler* handler = id >= 1 && id <= handlers_.size() ? handlers_[id - 1] : nullptr;
+  const UdVerdict verdict =
+      handler != nullptr
+          ? handler->on_ud_message(UdSource{.ip = wc.src_ip, .qp_num = wc.src_qp}, bytes,
+                                   wc.hw_timestamp)
+          : (is_control_message(bytes) ? UdVerdict::unroutable_control : UdVerdict::unroutable_ack);
+  if (verdict == UdVerdict::unroutable_ack) ++stats_.acks_unroutable;
+  if (verdict == UdVerdict::unroutable_control) ++stats_.controls_unroutable;
 }
 
 void Endpoint::on_data_completion(const rnic::WorkCompletion& wc) {

@@ -254,10 +254,10 @@ TEST(Connection, RcFailoverOnLostAcksDeliversExactlyOnce) {
   EXPECT_GT(s.last_failover_gap, Time::zero());
   EXPECT_LT(s.last_failover_gap, Time::us(100));
   // The failed QP was replaced in the background by a fresh one on a new UDP source port.
-  const ConnectionQp& replaced = pair.side(0).connection->qps()[0];
+  const Path& replaced = pair.side(0).connection->qps()[0];
   EXPECT_EQ(pair.side(0).connection->stats().reconnects_done, 1u);
   EXPECT_EQ(pair.side(1).connection->stats().reconnects_accepted, 1u);
-  EXPECT_EQ(replaced.role, QpRole::backup);
+  EXPECT_EQ(replaced.role, PathRole::backup);
   EXPECT_NE(replaced.qp->qp_num(), primary);
   EXPECT_EQ(replaced.qp->state(), rnic::QpState::rts);
 }

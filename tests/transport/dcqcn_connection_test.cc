@@ -31,8 +31,8 @@ TransportPairConfig marking(double ce_mark, const char* cc = "dcqcn") {
 }
 
 rnic::QueuePair& primary(TransportPair& pair, int side) {
-  for (const ConnectionQp& q : pair.side(side).connection->qps()) {
-    if (q.role == QpRole::primary) return *q.qp;
+  for (const Path& q : pair.side(side).connection->qps()) {
+    if (q.role == PathRole::primary) return *q.qp;
   }
   throw Error("side {} has no primary QP", side);
 }

@@ -26,7 +26,7 @@ TransportPairConfig config_for(Reliability reliability) {
 std::set<uint16_t> source_ports(TransportPair& pair) {
   std::set<uint16_t> ports;
   for (int side = 0; side < 2; ++side) {
-    for (const ConnectionQp& q : pair.side(side).connection->qps()) ports.insert(q.source_port);
+    for (const Path& q : pair.side(side).connection->qps()) ports.insert(q.source_port);
   }
   return ports;
 }
@@ -36,7 +36,7 @@ std::set<uint16_t> source_ports(TransportPair& pair) {
   const auto& a = pair.side(0).connection->qps();
   const auto& b = pair.side(1).connection->qps();
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].role == QpRole::failed || b[i].role == QpRole::failed) continue;
+    if (a[i].role == PathRole::failed || b[i].role == PathRole::failed) continue;
     if (a[i].qp->query().dest_qp_num != b[i].qp->qp_num() ||
         b[i].qp->query().dest_qp_num != a[i].qp->qp_num()) {
       return ::testing::AssertionFailure() << "QP index " << i << " is not one pair";
@@ -93,8 +93,8 @@ TEST_P(ReconnectBothModes, FreshSourcePortsEscapeDeadPaths) {
   EXPECT_EQ(s.reconnects_abandoned, 0u);
   for (int side = 0; side < 2; ++side) {
     const Connection& c = *pair.side(side).connection;
-    const auto primary = std::find_if(c.qps().begin(), c.qps().end(), [](const ConnectionQp& q) {
-      return q.role == QpRole::primary;
+    const auto primary = std::find_if(c.qps().begin(), c.qps().end(), [](const Path& q) {
+      return q.role == PathRole::primary;
     });
     ASSERT_NE(primary, c.qps().end());
     EXPECT_FALSE(dead.contains(primary->source_port)) << "side " << side;
@@ -193,7 +193,7 @@ TEST(Reconnect, UnansweredReconnectFailsTheConnectionWhenNoQpIsLeft) {
   EXPECT_EQ(a.stats().reconnects_started, 1u);
   EXPECT_EQ(a.stats().requests_sent, 3u);
   EXPECT_EQ(a.stats().reconnects_abandoned, 1u);
-  EXPECT_EQ(a.qps()[0].role, QpRole::failed);
+  EXPECT_EQ(a.qps()[0].role, PathRole::failed);
   EXPECT_GT(*failed, 0);
   EXPECT_EQ(*failed + static_cast<int>(a.sender_stats().messages_sent), 10);
   EXPECT_TRUE(a.idle());

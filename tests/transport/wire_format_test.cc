@@ -237,7 +237,7 @@ TEST(ControlMessage, RejectsMalformedMessages) {
   EXPECT_EQ(decode_control_message(good.first(19)).error, wire::WireError::kTruncated);
   EXPECT_EQ(decode_control_message(bytes).error, wire::WireError::kPayloadNotAllowed);
   auto bad = bytes;
-  for (const uint8_t kind : {0, 5, 255}) {
+  for (const uint8_t kind : {0, 8, 255}) {
     bad[5] = std::byte{kind};  // unknown kind
     EXPECT_EQ(decode_control_message(std::span(bad).first(20)).error,
               wire::WireError::kFieldOutOfRange)
@@ -301,6 +301,24 @@ TEST(ControlMessage, ParameterSetAndAckRoundTripInTheirLayout) {
     ASSERT_TRUE(back.ok());
     m.value = 0;
     EXPECT_TRUE(back.value == m);
+  }
+}
+
+TEST(ControlMessage, PathActionsRoundTrip) {
+  for (const ControlKind kind :
+       {ControlKind::set_rate, ControlKind::takeover, ControlKind::takeover_ack}) {
+    const ControlMessage m{.connection = 7,
+                           .kind = kind,
+                           .qp_index = 1,
+                           .sequence = 42,
+                           .value = uint64_t{40'000'000'000}};
+    const auto bytes = encoded(m);
+    EXPECT_EQ(bytes[5], std::byte{static_cast<uint8_t>(kind)});
+    EXPECT_EQ(bytes[15], std::byte{0x09});  // 40e9 = 0x9_502F_9000, big-endian at 12..19
+    EXPECT_EQ(bytes[16], std::byte{0x50});
+    const auto back = decode_control_message(bytes);
+    ASSERT_TRUE(back.ok());
+    EXPECT_TRUE(back.value == m) << static_cast<int>(kind);
   }
 }
 

@@ -208,11 +208,11 @@ std::string describe_connections(Session& s) {
         t.timeouts, t.failovers, conn.stats().reconnects_started, conn.stats().reconnects_done,
         conn.stats().reconnects_abandoned, t.acks_received, r.messages_delivered,
         conn.window_bytes());
-    for (const transport::ConnectionQp& q : conn.qps()) {
+    for (const transport::Path& q : conn.qps()) {
       out += fmt::format(" {:#x}:{}/{}", q.qp->qp_num(),
-                         q.role == transport::QpRole::primary        ? "primary"
-                         : q.role == transport::QpRole::backup       ? "backup"
-                         : q.role == transport::QpRole::reconnecting ? "reconnecting"
+                         q.role == transport::PathRole::primary        ? "primary"
+                         : q.role == transport::PathRole::backup       ? "backup"
+                         : q.role == transport::PathRole::reconnecting ? "reconnecting"
                                                                      : "failed",
                          q.qp->state() == rnic::QpState::err ? "err" : "ok");
     }

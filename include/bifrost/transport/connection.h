@@ -19,7 +19,9 @@
 #include "bifrost/rnic/completion_queue.h"
 #include "bifrost/rnic/queue_pair.h"
 #include "bifrost/transport/config.h"
+#include "bifrost/transport/endpoint_handler.h"
 #include "bifrost/transport/message.h"
+#include "bifrost/transport/path.h"
 #include "bifrost/transport/remote_parameter.h"
 #include "bifrost/transport/rtt/rtt_estimator.h"
 #include "bifrost/transport/stats.h"
@@ -34,25 +36,12 @@ struct ConnectionOffer;
 class Sender;
 class Receiver;
 
-// A connection's QPs and what each is for. Several may be active at once later (shadow QPs,
-// one per path); Bifröst uses one primary and pre-connected backups. A primary given up is
-// `reconnecting` until the peer agrees on a fresh QP for its place (then a backup again), or
-// `failed` if reconnects are off or the peer never answers.
-enum class QpRole : uint8_t { primary, backup, reconnecting, failed };
-
 using ParameterCallback = std::function<void(ParameterStatus)>;
 
-struct ConnectionQp {
-  rnic::QueuePair* qp = nullptr;
-  QpRole role = QpRole::backup;
-  uint32_t first_psn = 0;
-  uint16_t source_port = 0;
-};
-
-class Connection {
+class Connection final : public EndpointHandler {
  public:
   Connection(Endpoint& endpoint, uint32_t id, const TransportConfig& config);
-  ~Connection();
+  ~Connection() override;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
@@ -94,12 +83,15 @@ class Connection {
   // The packet loss rate the sender's chunking sees (chunking/loss_estimate.h).
   double loss_rate_estimate() const;
   const ConnectionStats& stats() const { return stats_; }
-  const std::vector<ConnectionQp>& qps() const { return qps_; }
+  const std::vector<Path>& qps() const { return qps_; }
 
   // Called by the endpoint.
   void attach_peer(const ConnectionOffer& peer);
-  void on_send_completion(const rnic::WorkCompletion& wc);
-  void on_receive_completion(const rnic::WorkCompletion& wc);
+  void on_send_completion(const rnic::WorkCompletion& wc) override;
+  void on_receive_completion(const rnic::WorkCompletion& wc) override;
+  // A software ACK or control message, taken only from the peer's UD QP.
+  UdVerdict on_ud_message(const UdSource& from, std::span<const std::byte> bytes,
+                          Time nic_time) override;
   void on_ack(const SoftAck& ack, Time ack_received_nic_time);
   // A control message from the peer (the endpoint checked its source).
   void on_control(const ControlMessage& message);
@@ -138,7 +130,7 @@ class Connection {
   using ParameterRequests = std::map<uint32_t, ParameterRequest>;  // by sequence
 
   void create_qps();
-  ConnectionQp fresh_qp(QpRole role);
+  Path fresh_qp(PathRole role);
   // Connects QP `index` to the peer's QP `peer.qps[index]`.
   void connect_one(size_t index);
   // Makes the next backup after `index` the primary; false if there is none.
@@ -151,7 +143,7 @@ class Connection {
   void on_reconnect_reply(const ControlMessage& reply);
   // Puts the QP at `index` in error (flushing what it held) and a fresh one, with a new first
   // PSN and UDP source port, in its place.
-  void replace_qp(size_t index, QpRole role);
+  void replace_qp(size_t index, PathRole role);
   // Connects the fresh QP at `index` to the peer's new QP and posts its receives.
   void bring_up(size_t index, uint32_t peer_qpn, uint32_t peer_psn);
   // Whether this side yields when both ask to reconnect the same QP at once.
@@ -168,7 +160,7 @@ class Connection {
   Endpoint& endpoint_;
   uint32_t id_;
   TransportConfig config_;
-  std::vector<ConnectionQp> qps_;
+  std::vector<Path> qps_;
   std::vector<Reconnect> reconnects_;      // by QP index
   std::vector<rnic::QueuePair*> retired_;  // replaced QPs, oldest first (destroyed later)
   uint32_t next_sequence_ = 1;             // reconnect and parameter requests

@@ -14,6 +14,7 @@
 #include "bifrost/rnic/device.h"
 #include "bifrost/transport/config.h"
 #include "bifrost/transport/connection.h"
+#include "bifrost/transport/endpoint_handler.h"
 #include "bifrost/transport/rtt/clock_sync.h"
 #include "bifrost/transport/wire/control_message.h"
 #include "bifrost/transport/wire/soft_ack.h"
@@ -71,6 +72,11 @@ class Endpoint {
   // A connection with its QPs created (primary + backups) and its memory registered; connect
   // it with the peer's offer. Throws Error for an invalid config.
   Connection& create_connection(const TransportConfig& config);
+  // Another protocol's connection (endpoint_handler.h): returns the id its peer's UD messages
+  // must name; remove_handler stops the routing (the handler's destructor calls it). Ids are
+  // shared with Bifröst's connections and never reused.
+  uint32_t add_handler(EndpointHandler& handler);
+  void remove_handler(uint32_t id);
   ConnectionOffer offer(const Connection& connection) const;
   // Throws Error if the offer does not match the connection (reliability, QP count, MTU).
   void connect(Connection& connection, const ConnectionOffer& peer);
@@ -90,9 +96,9 @@ class Endpoint {
   bool post_ack(const ConnectionOffer& peer, const SoftAck& ack);
   // The same for a control message.
   bool post_control(const ConnectionOffer& peer, const ControlMessage& message);
-  // Routes the data completions of a QP made after the connection was created (a reconnect)
-  // to it; forget_qp stops that once the QP is destroyed.
-  void register_qp(uint32_t qp_num, Connection& connection) { by_qpn_[qp_num] = &connection; }
+  // Routes the data completions of a QP to its handler; forget_qp stops that once the QP is
+  // destroyed.
+  void register_qp(uint32_t qp_num, EndpointHandler& handler) { by_qpn_[qp_num] = &handler; }
   void forget_qp(uint32_t qp_num) { by_qpn_.erase(qp_num); }
   // A new random 24-bit first PSN / a UDP source port from the endpoint's stream.
   uint32_t fresh_psn();
@@ -126,8 +132,9 @@ class Endpoint {
   ClockSync clock_;
   bool poll_scheduled_ = false;
   uint64_t next_memory_base_ = 0x2000'0000'0000;
-  std::vector<std::unique_ptr<Connection>> connections_;  // index = connection id - 1
-  std::unordered_map<uint32_t, Connection*> by_qpn_;
+  std::vector<std::unique_ptr<Connection>> connections_;  // Bifröst's, owned here
+  std::vector<EndpointHandler*> handlers_;                 // index = id - 1; null: removed
+  std::unordered_map<uint32_t, EndpointHandler*> by_qpn_;
   EndpointStats stats_;
 };
 

@@ -20,7 +20,13 @@ constexpr std::size_t kBodyOffset = 12;  // qpn and psn, a value, or a status an
 
 bool known_kind(uint8_t kind) {
   return kind >= static_cast<uint8_t>(ControlKind::reconnect_request) &&
-         kind <= static_cast<uint8_t>(ControlKind::parameter_ack);
+         kind <= static_cast<uint8_t>(ControlKind::takeover_ack);
+}
+
+// The kinds that name a QP index and carry a 64-bit value (set_rate, takeover and its ack).
+bool is_path_action(ControlKind kind) {
+  return kind == ControlKind::set_rate || kind == ControlKind::takeover ||
+         kind == ControlKind::takeover_ack;
 }
 
 bool is_reconnect(ControlKind kind) {
@@ -36,6 +42,7 @@ bool wire_status(uint8_t status) {
 bool encodable(const ControlMessage& m) {
   if (!known_kind(static_cast<uint8_t>(m.kind))) return false;
   if (is_reconnect(m.kind)) return m.qpn <= k24Bits && m.psn <= k24Bits;
+  if (is_path_action(m.kind)) return true;
   if (!is_remote_parameter(static_cast<uint16_t>(m.parameter))) return false;
   return m.kind == ControlKind::parameter_set || wire_status(static_cast<uint8_t>(m.status));
 }
@@ -62,6 +69,12 @@ bool decode_body(const std::byte* p, ControlMessage& m) {
                                      [](std::byte b) { return b == std::byte{0}; });
       return is_remote_parameter(index) && wire_status(u8(body)) && zeros;
     }
+    case ControlKind::set_rate:
+    case ControlKind::takeover:
+    case ControlKind::takeover_ack:
+      m.qp_index = index;
+      m.value = load_be64(body);
+      return true;
   }
   return false;
 }
@@ -96,6 +109,12 @@ wire::Result<std::size_t> encode_control_message(const ControlMessage& m,
     case ControlKind::parameter_ack:
       store_be16(p + kIndexOffset, static_cast<uint16_t>(m.parameter));
       store_u8(body, static_cast<uint8_t>(m.status));
+      break;
+    case ControlKind::set_rate:
+    case ControlKind::takeover:
+    case ControlKind::takeover_ack:
+      store_be16(p + kIndexOffset, m.qp_index);
+      store_be64(body, m.value);
       break;
   }
   return {kControlMessageSize};
