@@ -1,0 +1,48 @@
+#pragma once
+// RoGUE's RTT per batch over RC (§3.3). Batches are enqueued back to back (at least two, so the
+// NIC never starves), so a batch's own enqueue time is not when its first byte left: the NIC
+// may still be sending the batch before. The previous batch's completion came exactly one RTT
+// after its last byte left, which is when this batch's first byte left, so
+//   t_start_i = max(t_enq_i, t_comp_{i-1} - RTT_{i-1})
+//   RTT_i     = t_comp_i - t_start_i - B_sig_i / rate_limit_i
+// (batch_serialization: wire bytes at the limit in force when enqueued, the line rate when
+// unlimited). The first batch starts at its t_enq. A negative result is reported as zero, and
+// that zero is the RTT_{i-1} the next batch uses. Pure: fed explicit NIC-clock times.
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+#include "bifrost/transport/rtt/rogue_batch.h"
+
+namespace bifrost::transport {
+
+class RogueRcRttEstimator {
+ public:
+  explicit RogueRcRttEstimator(Rate line_rate) : line_rate_(line_rate) {}
+
+  // A batch is about to be enqueued; returns its number (0, 1, 2, ...).
+  uint64_t on_enqueue(const RogueBatch& batch);
+  // The signaled completion of the oldest outstanding batch (RC completes in order) at NIC
+  // time t_comp: its RTT sample. Throws Error when no batch is outstanding.
+  Time on_completion(Time t_comp);
+  // Forgets the outstanding batches and the previous completion (a QP switch: the shadow QP
+  // starts from an idle NIC queue, so its first batch starts at its t_enq).
+  void restart();
+
+  std::size_t outstanding() const { return batches_.size(); }
+  uint64_t next_batch() const { return next_; }
+
+ private:
+  struct Previous {
+    Time t_comp;
+    Time rtt;
+  };
+
+  Rate line_rate_;
+  std::deque<RogueBatch> batches_;
+  std::optional<Previous> previous_;
+  uint64_t next_ = 0;
+};
+
+}  // namespace bifrost::transport

@@ -1,0 +1,47 @@
+#include "bifrost/transport/rtt/rogue_batch.h"
+
+#include "bifrost/rnic/segmenter.h"
+#include "bifrost/wire/frame.h"
+
+namespace bifrost::transport {
+namespace {
+
+using rnic::PacketPosition;
+
+wire::Opcode read_response_opcode(PacketPosition position) {
+  switch (position) {
+    case PacketPosition::first:
+      return wire::Opcode::kRcReadResponseFirst;
+    case PacketPosition::middle:
+      return wire::Opcode::kRcReadResponseMiddle;
+    case PacketPosition::last:
+      return wire::Opcode::kRcReadResponseLast;
+    case PacketPosition::only:
+      break;
+  }
+  return wire::Opcode::kRcReadResponseOnly;
+}
+
+}  // namespace
+
+Time batch_serialization(const RogueBatch& batch, Rate line_rate) {
+  const Rate rate = batch.rate_limit > Rate::bps(0) ? batch.rate_limit : line_rate;
+  return serialization_time(Bytes(batch.wire_bytes), rate);
+}
+
+uint64_t verb_wire_bytes(rnic::QpType type, rnic::WrOpcode opcode, uint64_t length, uint32_t mtu) {
+  const bool read = opcode == rnic::WrOpcode::rdma_read;
+  const uint64_t packets =
+      read ? rnic::read_response_count(length, mtu) : rnic::packet_count(length, mtu);
+  const auto frame = [&](PacketPosition position, uint64_t payload) -> uint64_t {
+    const wire::Opcode op =
+        read ? read_response_opcode(position) : rnic::request_opcode(type, opcode, position);
+    return wire::ethernet_frame_size(op, payload);
+  };
+  if (packets == 1) return frame(PacketPosition::only, length);
+  // Every packet but the last carries a full MTU (a multiple of 4: no pad).
+  return frame(PacketPosition::first, mtu) + (packets - 2) * frame(PacketPosition::middle, mtu) +
+         frame(PacketPosition::last, length - (packets - 1) * mtu);
+}
+
+}  // namespace bifrost::transport
