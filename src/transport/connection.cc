@@ -35,9 +35,9 @@ Path Connection::fresh_qp(PathRole role) {
       endpoint_.device().create_qp(endpoint_.pd(), type, endpoint_.data_cq(), endpoint_.data_cq());
   endpoint_.register_qp(qp.qp_num(), *this);
   return Path{.qp = &qp,
-                      .role = role,
-                      .first_psn = endpoint_.fresh_psn(),
-                      .source_port = endpoint_.fresh_source_port()};
+              .role = role,
+              .first_psn = endpoint_.fresh_psn(),
+              .source_port = endpoint_.fresh_source_port()};
 }
 
 void Connection::create_qps() {
@@ -100,8 +100,8 @@ bool Connection::promote_backup_after(size_t index) {
 }
 
 bool Connection::fail_over() {
-  const auto primary = std::find_if(
-      qps_.begin(), qps_.end(), [](const Path& q) { return q.role == PathRole::primary; });
+  const auto primary = std::find_if(qps_.begin(), qps_.end(),
+                                    [](const Path& q) { return q.role == PathRole::primary; });
   if (primary == qps_.end()) return false;
   const auto index = static_cast<size_t>(primary - qps_.begin());
   if (config_.reconnect) {
@@ -170,7 +170,7 @@ void Connection::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
 }
 
 UdVerdict Connection::on_ud_message(const UdSource& from, std::span<const std::byte> bytes,
-                                     Time nic_time) {
+                                    Time nic_time) {
   // Only the peer may acknowledge this connection's WQEs or ask to reconnect its QPs.
   const bool from_peer = connected() && peer_->ip == from.ip && peer_->ud_qpn == from.qp_num;
   if (is_control_message(bytes)) {

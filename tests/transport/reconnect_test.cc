@@ -93,9 +93,8 @@ TEST_P(ReconnectBothModes, FreshSourcePortsEscapeDeadPaths) {
   EXPECT_EQ(s.reconnects_abandoned, 0u);
   for (int side = 0; side < 2; ++side) {
     const Connection& c = *pair.side(side).connection;
-    const auto primary = std::find_if(c.qps().begin(), c.qps().end(), [](const Path& q) {
-      return q.role == PathRole::primary;
-    });
+    const auto primary = std::find_if(c.qps().begin(), c.qps().end(),
+                                      [](const Path& q) { return q.role == PathRole::primary; });
     ASSERT_NE(primary, c.qps().end());
     EXPECT_FALSE(dead.contains(primary->source_port)) << "side " << side;
   }

@@ -213,7 +213,7 @@ std::string describe_connections(Session& s) {
                          q.role == transport::PathRole::primary        ? "primary"
                          : q.role == transport::PathRole::backup       ? "backup"
                          : q.role == transport::PathRole::reconnecting ? "reconnecting"
-                                                                     : "failed",
+                                                                       : "failed",
                          q.qp->state() == rnic::QpState::err ? "err" : "ok");
     }
   }

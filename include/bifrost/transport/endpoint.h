@@ -133,7 +133,7 @@ class Endpoint {
   bool poll_scheduled_ = false;
   uint64_t next_memory_base_ = 0x2000'0000'0000;
   std::vector<std::unique_ptr<Connection>> connections_;  // Bifröst's, owned here
-  std::vector<EndpointHandler*> handlers_;                 // index = id - 1; null: removed
+  std::vector<EndpointHandler*> handlers_;                // index = id - 1; null: removed
   std::unordered_map<uint32_t, EndpointHandler*> by_qpn_;
   EndpointStats stats_;
 };
