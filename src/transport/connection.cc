@@ -12,7 +12,11 @@
 namespace bifrost::transport {
 
 Connection::Connection(Endpoint& endpoint, uint32_t id, const TransportConfig& config)
-    : endpoint_(endpoint), id_(id), config_(config) {
+    : endpoint_(endpoint),
+      id_(id),
+      config_(config),
+      resync_(*this, endpoint.scheduler(), stats_, config.reconnect_interval,
+              config.reconnect_attempts) {
   config_.validate();
   create_qps();
   sender_ = std::make_unique<Sender>(*this, endpoint, config_);
@@ -20,9 +24,6 @@ Connection::Connection(Endpoint& endpoint, uint32_t id, const TransportConfig& c
 }
 
 Connection::~Connection() {
-  for (Reconnect& r : reconnects_) {
-    if (r.retry.valid()) endpoint_.scheduler().cancel(r.retry);
-  }
   for (auto& [sequence, request] : parameter_requests_) {
     if (request.retry.valid()) endpoint_.scheduler().cancel(request.retry);
   }
@@ -44,7 +45,7 @@ void Connection::create_qps() {
   for (uint32_t i = 0; i <= config_.backup_qps; ++i) {
     qps_.push_back(fresh_qp(i == 0 ? PathRole::primary : PathRole::backup));
   }
-  reconnects_.resize(qps_.size());
+  resync_.resize(qps_.size());
 }
 
 void Connection::connect_one(size_t index) {
@@ -107,7 +108,7 @@ bool Connection::fail_over() {
   if (config_.reconnect) {
     primary->role = PathRole::reconnecting;
     const bool promoted = promote_backup_after(index);
-    begin_reconnect(index);
+    resync_.begin(index);
     return promoted;
   }
   // Without reconnects a UC QP, which keeps no connection state, rejoins the end of the
@@ -189,7 +190,7 @@ void Connection::on_control(const ControlMessage& message) {
   switch (message.kind) {
     case ControlKind::reconnect_request:
     case ControlKind::reconnect_reply:
-      on_reconnect_control(message);
+      resync_.on_control(message);
       break;
     case ControlKind::parameter_set:
       on_parameter_set(message);
@@ -198,7 +199,10 @@ void Connection::on_control(const ControlMessage& message) {
       on_parameter_ack(message);
       break;
     case ControlKind::set_rate:
-      break;  // a RoGUE remote action: no Bifröst connection asks for it
+    case ControlKind::takeover:
+    case ControlKind::takeover_ack:
+      ++stats_.controls_ignored;  // RoGUE's path actions: no Bifröst peer sends them
+      break;
   }
 }
 

@@ -26,7 +26,7 @@ void Connection::set_remote_parameter(RemoteParameter parameter, uint64_t value,
   const bool queued_behind =
       std::any_of(parameter_requests_.begin(), parameter_requests_.end(),
                   [parameter](const auto& entry) { return entry.second.parameter == parameter; });
-  const uint32_t sequence = next_sequence_++;
+  const uint32_t sequence = resync_.next_sequence();
   parameter_requests_.emplace(
       sequence, ParameterRequest{.parameter = parameter, .value = value, .done = std::move(done)});
   if (!queued_behind) send_parameter_request(sequence);

@@ -22,7 +22,9 @@
 #include "bifrost/transport/endpoint_handler.h"
 #include "bifrost/transport/message.h"
 #include "bifrost/transport/path.h"
+#include "bifrost/transport/path_resync.h"
 #include "bifrost/transport/remote_parameter.h"
+#include "bifrost/transport/retired_qps.h"
 #include "bifrost/transport/rtt/rtt_estimator.h"
 #include "bifrost/transport/stats.h"
 #include "bifrost/transport/wire/control_message.h"
@@ -38,7 +40,7 @@ class Receiver;
 
 using ParameterCallback = std::function<void(ParameterStatus)>;
 
-class Connection final : public EndpointHandler {
+class Connection final : public EndpointHandler, private PathResyncOwner {
  public:
   Connection(Endpoint& endpoint, uint32_t id, const TransportConfig& config);
   ~Connection() override;
@@ -107,17 +109,6 @@ class Connection final : public EndpointHandler {
   bool fail_over();
 
  private:
-  // Per QP index: the reconnect this side asked for, and the last request it answered.
-  struct Reconnect {
-    bool pending = false;
-    uint32_t sequence = 0;
-    uint32_t attempts = 0;
-    Time started;
-    world::TimerId retry;
-    bool answered = false;
-    ControlMessage reply;  // what the last answered request got, sent again for a repeat
-  };
-
   // A parameter this side asked the peer to set; only the oldest request per parameter is sent.
   struct ParameterRequest {
     RemoteParameter parameter = RemoteParameter::ack_every_wqes;
@@ -135,19 +126,19 @@ class Connection final : public EndpointHandler {
   void connect_one(size_t index);
   // Makes the next backup after `index` the primary; false if there is none.
   bool promote_backup_after(size_t index);
-  // Background reconnect (connection_reconnect.cc).
-  void begin_reconnect(size_t index);
-  void send_reconnect_request(size_t index);
-  void on_reconnect_control(const ControlMessage& message);
-  void on_reconnect_request(const ControlMessage& request);
-  void on_reconnect_reply(const ControlMessage& reply);
+  // Background reconnect (connection_reconnect.cc): the PathResyncOwner side.
+  void replace_path(size_t index) override { replace_qp(index, PathRole::reconnecting); }
+  uint32_t path_qpn(size_t index) const override { return qps_[index].qp->qp_num(); }
+  uint32_t path_psn(size_t index) const override { return qps_[index].first_psn; }
+  void bring_up_path(size_t index, uint32_t peer_qpn, uint32_t peer_psn) override;
+  void on_path_taken(size_t index) override;
+  void on_resync_end(size_t index, bool ok) override;
+  bool post_control(const ControlMessage& message) override;
+  uint32_t peer_connection_id() const override;
   // Puts the QP at `index` in error (flushing what it held) and a fresh one, with a new first
   // PSN and UDP source port, in its place.
   void replace_qp(size_t index, PathRole role);
-  // Connects the fresh QP at `index` to the peer's new QP and posts its receives.
-  void bring_up(size_t index, uint32_t peer_qpn, uint32_t peer_psn);
-  // Whether this side yields when both ask to reconnect the same QP at once.
-  bool yields_to_peer() const;
+  bool yields_to_peer() const override;
   // Remote parameters (connection_parameters.cc).
   void send_parameter_request(uint32_t sequence);
   // Ends a request of ours: sends the next one queued for its parameter, then runs `done`.
@@ -161,14 +152,13 @@ class Connection final : public EndpointHandler {
   uint32_t id_;
   TransportConfig config_;
   std::vector<Path> qps_;
-  std::vector<Reconnect> reconnects_;      // by QP index
-  std::vector<rnic::QueuePair*> retired_;  // replaced QPs, oldest first (destroyed later)
-  uint32_t next_sequence_ = 1;             // reconnect and parameter requests
+  RetiredQps retired_;
   ParameterRequests parameter_requests_;
   // Per parameter, the ack of the newest request of the peer's that this side answered: sent
   // again for a repeat of that request, and the bar older (late) requests are ignored under.
   std::map<RemoteParameter, ControlMessage> parameter_answers_;
   ConnectionStats stats_;
+  PathResync resync_;  // its sequence numbers are shared with parameter requests
   std::unique_ptr<ConnectionOffer> peer_;
   std::unique_ptr<Sender> sender_;
   std::unique_ptr<Receiver> receiver_;

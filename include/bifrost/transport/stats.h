@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "bifrost/core/time.h"
+#include "bifrost/transport/path_resync.h"
 
 #include "bifrost/transport/reliability/ack_builder.h"
 
@@ -33,17 +34,9 @@ struct SenderStats {
   Time last_failover_gap;
 };
 
-// Connection management: background reconnects of QPs (A.3) and remote parameters.
-struct ConnectionStats {
-  uint64_t reconnects_started = 0;    // by this side, for a QP it gave up
-  uint64_t reconnects_done = 0;       // of those, agreed with the peer and connected
-  uint64_t reconnects_abandoned = 0;  // no reply after reconnect_attempts requests
-  uint64_t reconnects_accepted = 0;   // the peer's requests this side carried out
-  uint64_t requests_sent = 0;         // reconnect requests, first and repeated
-  uint64_t replies_sent = 0;          // including repeats for a repeated request
-  uint64_t controls_ignored = 0;      // stale replies, bad QP indexes, lost tie-breaks
-  // From the last reconnect's start to its QP being connected again.
-  Time last_reconnect_time;
+// Connection management: background reconnects of QPs (A.3, path_resync.h) and remote
+// parameters.
+struct ConnectionStats : ResyncStats {
   // Remote parameters this side asked the peer to set...
   uint64_t parameter_requests_sent = 0;  // parameter_set messages, first and repeated
   uint64_t parameters_applied = 0;
