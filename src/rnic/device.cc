@@ -17,6 +17,10 @@ const DeviceConfig& checked(const DeviceConfig& config) {
     throw Error("device {}: max_mtu {} is invalid: use 256, 512, 1024, 2048 or 4096 bytes",
                 config.name, mtu);
   }
+  if (config.qp_transitions.recover < Time::zero() ||
+      config.qp_transitions.activate_ready < Time::zero()) {
+    throw Error("device {}: QP transition costs must not be negative", config.name);
+  }
   if (config.slow_restart && !config.dcqcn) {
     throw Error("device {}: slow restart cuts the QP's DCQCN rate; it needs DCQCN on", config.name);
   }

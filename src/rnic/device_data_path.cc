@@ -43,9 +43,26 @@ uint64_t Device::recovery_memory_bytes(uint64_t qps) const {
 
 RateLimiter* Device::limiter_of(QueuePair& qp) {
   if (class_limiters_) {
-    return &class_limiters_->limiter(static_cast<size_t>(qp.priority()) % class_limiters_->size());
+    const std::optional<size_t> chosen = qp.scheduling().limiter_index;
+    return &class_limiters_->limiter(
+        chosen ? *chosen : static_cast<size_t>(qp.priority()) % class_limiters_->size());
   }
   return qp.scheduling().limiter;
+}
+
+void Device::assign_limiter(QueuePair& qp, size_t index) {
+  if (!class_limiters_) {
+    throw Error(
+        "device {}: QP {} cannot be assigned limiter {}: per-priority limiters are off "
+        "(every QP has its own)",
+        config_.name, qp.qp_num(), index);
+  }
+  if (index >= class_limiters_->size()) {
+    throw Error("device {}: limiter {} does not exist: the bank has limiters 0..{}", config_.name,
+                index, class_limiters_->size() - 1);
+  }
+  qp.scheduling().limiter_index = index;
+  wake(qp);
 }
 
 void Device::set_rate_limit(QueuePair& qp, Rate rate) {

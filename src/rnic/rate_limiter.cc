@@ -35,6 +35,7 @@ Time RateLimiter::next_send_time() const {
 }
 
 void RateLimiter::on_send(Time now, uint32_t bytes) {
+  transmitted_ += Bytes(bytes);
   last_start_ = std::max(last_start_, now);
   if (limited()) {
     // The cap on how far the clock may lag `now` is what bounds an idle limiter's credit.

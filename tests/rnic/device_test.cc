@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <unordered_set>
 
 #include "manual_scheduler.h"
@@ -99,6 +100,55 @@ TEST(Device, RejectsBadConfigurationAndCqSizes) {
   Device dev(sched, config());
   EXPECT_EQ(error_of([&] { dev.create_cq(0); }),
             "device rnic0: cannot create a CQ of 0 entries: use 1..4194304");
+}
+
+TEST(Device, QpTransitionCostsAreTheBifrostPapersUnlessConfigured) {
+  ManualScheduler sched;
+  const Device plain(sched, config());
+  EXPECT_EQ(plain.qp_transition_costs().recover, Time::ms(5));          // "e.g., 5ms"
+  EXPECT_EQ(plain.qp_transition_costs().activate_ready, Time::us(60));  // "~60 us"
+  DeviceConfig c = config();
+  c.qp_transitions = {.recover = Time::ms(2), .activate_ready = Time::us(10)};
+  const Device tuned(sched, c);
+  EXPECT_EQ(tuned.qp_transition_costs().recover, Time::ms(2));
+  EXPECT_EQ(tuned.qp_transition_costs().activate_ready, Time::us(10));
+  c.qp_transitions.activate_ready = Time::us(-1);
+  EXPECT_EQ(error_of([&] { Device(sched, c); }),
+            "device rnic0: QP transition costs must not be negative");
+}
+
+TEST(Device, APerPriorityLimiterIsAssignedPerQpWithinTheBank) {
+  ManualScheduler sched;
+  DeviceConfig c = config();
+  Device per_qp(sched, c);
+  const ProtectionDomain pd = per_qp.alloc_pd();
+  CompletionQueue& cq = per_qp.create_cq(64);
+  QueuePair& own = per_qp.create_qp(pd, QpType::rc, cq, cq);
+  EXPECT_EQ(per_qp.rate_limiter_bank_size(), 0u);
+  EXPECT_EQ(per_qp.rate_limiter(own), nullptr);  // no rate ever set
+  EXPECT_EQ(error_of([&] { per_qp.assign_limiter(own, 0); }),
+            "device rnic0: QP " + std::to_string(own.qp_num()) +
+                " cannot be assigned limiter 0: per-priority limiters are off (every QP has its "
+                "own)");
+
+  c.per_priority_limiters = 8;
+  Device bank(sched, c);
+  CompletionQueue& bcq = bank.create_cq(64);
+  const ProtectionDomain bpd = bank.alloc_pd();
+  QueuePair& first = bank.create_qp(bpd, QpType::rc, bcq, bcq);
+  QueuePair& second = bank.create_qp(bpd, QpType::rc, bcq, bcq);
+  EXPECT_EQ(bank.rate_limiter_bank_size(), 8u);
+  // Same class (0): one limiter until each is given its own.
+  EXPECT_EQ(bank.rate_limiter(first), bank.rate_limiter(second));
+  bank.assign_limiter(first, 3);
+  bank.assign_limiter(second, 7);
+  EXPECT_NE(bank.rate_limiter(first), bank.rate_limiter(second));
+  bank.set_rate_limit(first, Rate::Gbps(2));
+  bank.set_rate_limit(second, Rate::Gbps(5));
+  EXPECT_EQ(bank.rate_limiter(first)->rate(), Rate::Gbps(2));
+  EXPECT_EQ(bank.rate_limiter(second)->rate(), Rate::Gbps(5));
+  EXPECT_EQ(error_of([&] { bank.assign_limiter(first, 8); }),
+            "device rnic0: limiter 8 does not exist: the bank has limiters 0..7");
 }
 
 }  // namespace

@@ -183,6 +183,22 @@ TEST(RateLimiter, NewerRequestReplacesPendingWithoutRestartingTheCount) {
   EXPECT_EQ(limiter.rate(), Rate::Gbps(20));
 }
 
+TEST(RateLimiter, TransmittedBytesCountEveryPacketAcrossRateChanges) {
+  // RoGUE's hold-off: H bytes transmitted after a change, read from this counter.
+  RateLimiter limiter(RateLimiterConfig{.change_delay = Bytes(3000), .burst = Bytes(0)});
+  EXPECT_EQ(limiter.transmitted(), Bytes(0));
+  limiter.on_send(Time::zero(), 1500);  // unlimited packets count too
+  limiter.set_rate(Rate::Gbps(10));
+  const Bytes at_change = limiter.transmitted();
+  EXPECT_EQ(at_change, Bytes(1500));
+  send_greedily(limiter, 4, 1000);  // three before the change holds, one after
+  EXPECT_EQ(limiter.rate(), Rate::Gbps(10));
+  EXPECT_EQ(limiter.transmitted() - at_change, Bytes(4000));
+  limiter.set_rate(RateLimiter::unlimited());
+  limiter.on_send(Time::us(10), 64);
+  EXPECT_EQ(limiter.transmitted(), Bytes(5564));  // never reset by a change
+}
+
 TEST(RateLimiter, ZeroDelayAppliesAtOnceAndNegativeRatesAreRejected) {
   RateLimiter limiter(kNoBurst);
   limiter.set_rate(Rate::Gbps(25));

@@ -19,6 +19,7 @@
 #include "bifrost/rnic/memory_region.h"
 #include "bifrost/rnic/nic_context.h"
 #include "bifrost/rnic/qp_context_cache.h"
+#include "bifrost/rnic/qp_transition_costs.h"
 #include "bifrost/rnic/queue_pair.h"
 #include "bifrost/rnic/rate_limiter.h"
 #include "bifrost/rnic/receive_pipeline.h"
@@ -47,7 +48,8 @@ struct DeviceConfig {
   recovery::RecoveryConfig recovery{};
   RateLimiterConfig rate_limiter{};
   // 0: every QP may get its own rate limiter. N > 0: ConnectX-3 Pro style, N limiters shared
-  // by priority class (class % N), so QPs of one class share one rate.
+  // by priority class (class % N), so QPs of one class share one rate, unless a QP is given a
+  // limiter of its own choosing (Device::assign_limiter).
   size_t per_priority_limiters = 0;
   // The finite receive pipeline; unset: packets are processed the moment they arrive.
   std::optional<ReceivePipelineConfig> receive_pipeline{};
@@ -73,6 +75,9 @@ struct DeviceConfig {
   // counted hundreds of microseconds of the sender's own queue as path delay in Bifröst's RTT
   // samples, and the load-aware chunking shrank its chunks for it.
   bool complete_sends_at_transmit = false;
+  // What recovering a QP from ERR and switching to a ready backup cost (transports wait them
+  // out; the device only holds them). Neither may be negative.
+  QpTransitionCosts qp_transitions{};
 };
 
 class Device final : public NicContext {
@@ -106,6 +111,18 @@ class Device final : public NicContext {
   // Sets the hardware rate limit of `qp` (Rate 0: unlimited). In per-priority mode it sets the
   // limiter of the QP's class, shared with every QP of that class.
   void set_rate_limit(QueuePair& qp, Rate rate);
+  // Per-priority mode only: `qp` is paced by limiter `index` (0..rate_limiter_bank_size() - 1)
+  // whatever its traffic class, so QPs of one class need not share a rate and QPs need not take
+  // distinct classes (and starve each other under strict priority) to get distinct limiters.
+  // A shadow QP takes its primary's index. Throws Error outside per-priority mode or for an
+  // index beyond the bank.
+  void assign_limiter(QueuePair& qp, size_t index);
+  // The number of shared limiters (DeviceConfig::per_priority_limiters); 0: one per QP. A
+  // transport that needs a limiter per QP refuses a QP beyond this many.
+  size_t rate_limiter_bank_size() const { return config_.per_priority_limiters; }
+  // The limiter pacing `qp` (its own, or its class's or assigned one in per-priority mode);
+  // nullptr for a QP that never had a rate set outside per-priority mode.
+  const RateLimiter* rate_limiter(QueuePair& qp) { return limiter_of(qp); }
   // Turns the NIC's DCQCN off while running (a non-stop upgrade's last step): no more CNPs
   // are sent or obeyed, and every QP that DCQCN was pacing goes back to an unlimited rate.
   void disable_dcqcn();
@@ -122,6 +139,7 @@ class Device final : public NicContext {
   const std::vector<world::Ipv4>& gids() const { return config_.gids; }
   uint32_t max_mtu() const { return config_.max_mtu; }
   Time clock_query_cost() const { return config_.clock_query_cost; }
+  const QpTransitionCosts& qp_transition_costs() const { return config_.qp_transitions; }
   const HwClock& clock() const { return clock_; }
   // The NIC clock now, as a CQE timestamp would carry it; while a packet with a known arrival
   // time is processed, that time (the real world's kernel receive timestamp).

@@ -4,6 +4,7 @@
 // values are legal. The tables follow ibv_modify_qp(3) and the kernel's qp_state_table.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "bifrost/rnic/access.h"
@@ -152,6 +153,9 @@ class QueuePair {
     uint32_t burst_sent = 0;  // packets sent in the current scheduler turn
     world::TimerId wake;      // pending rate-limiter wake-up
     RateLimiter* limiter = nullptr;
+    // Per-priority mode: the bank's limiter chosen for this QP (Device::assign_limiter);
+    // unset: its class's.
+    std::optional<size_t> limiter_index;
     // DCQCN's reaction point, made at the first CNP, and its next timer.
     std::unique_ptr<DcqcnReactionPoint> dcqcn;
     world::TimerId dcqcn_timer;

@@ -62,6 +62,10 @@ class RateLimiter {
   std::optional<Rate> pending_rate() const { return pending_; }
   // Bytes still to send before the pending rate takes effect; 0 when nothing is pending.
   Bytes bytes_until_change() const { return pending_ ? until_change_ : Bytes(0); }
+  // Every byte charged by on_send since the limiter was made, limited or not; never decreases.
+  // RoGUE holds RTT samples off for the H bytes *transmitted* after a rate change: read this
+  // at the change and wait until it has grown by H (bytes posted would run ahead of the wire).
+  Bytes transmitted() const { return transmitted_; }
   const RateLimiterConfig& config() const { return config_; }
 
  private:
@@ -75,6 +79,7 @@ class RateLimiter {
   // Pacing clock; starts far in the past so a fresh limiter has its full burst.
   Time next_ = Time::ps(-Time::max().picoseconds());
   Time last_start_;  // start time of the last charged packet
+  Bytes transmitted_{0};
 };
 
 // The "per-priority limiters" mode: a fixed set of limiters shared by QPs. The NIC maps each
