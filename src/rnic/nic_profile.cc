@@ -4,6 +4,20 @@
 
 namespace bifrost::rnic {
 
+NicProfile connectx3pro_profile() {
+  NicProfile p;
+  p.name = "cx3pro";
+  p.dcqcn_increase_period = Time::us(300);  // assumed: the mlx5 defaults, as cx4
+  p.dcqcn_increase_bytes = 32767;
+  p.needs_lossless = true;
+  p.line_rate = Rate::Gbps(10);
+  p.max_mtu = 2048;
+  p.per_priority_limiters = kConnectX3ProLimiters;
+  p.rate_change_delay = kRogueRateChangeDelay;
+  p.serialize_verbs_after_retransmission = true;
+  return p;
+}
+
 NicProfile connectx4_profile() {
   NicProfile p;
   p.name = "cx4";
@@ -23,9 +37,10 @@ NicProfile connectx5_profile() {
 }
 
 NicProfile find_nic_profile(std::string_view name) {
+  if (name == "cx3pro") return connectx3pro_profile();
   if (name == "cx4") return connectx4_profile();
   if (name == "cx5") return connectx5_profile();
-  throw Error("unknown NIC profile '{}': use cx4 or cx5", name);
+  throw Error("unknown NIC profile '{}': use cx3pro, cx4 or cx5", name);
 }
 
 void NicProfile::apply(DeviceConfig& device) const {
@@ -53,6 +68,12 @@ void NicProfile::apply(DeviceConfig& device) const {
       lossy.adaptive_retransmission ? lossy.adaptive_rto : Time::zero();
   device.slow_restart = lossy.slow_restart;
   if (ack_delay) device.data_path.ack_delay = *ack_delay;
+  if (max_mtu) device.max_mtu = *max_mtu;
+  if (per_priority_limiters > 0) device.per_priority_limiters = per_priority_limiters;
+  if (rate_change_delay) device.rate_limiter.change_delay = *rate_change_delay;
+  if (serialize_verbs_after_retransmission) {
+    device.data_path.serialize_verbs_after_retransmission = true;
+  }
   if (device.dcqcn) {
     device.dcqcn->increase_period = dcqcn_increase_period;
     device.dcqcn->increase_bytes = dcqcn_increase_bytes;

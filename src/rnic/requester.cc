@@ -149,6 +149,7 @@ bool Requester::produce(world::Packet& out) {
   // The QP has its transmit turn: a timeout's resend, if any, leaves now (see on_timer).
   if (std::exchange(awaiting_turn_, false)) progress_at_ = nic_.scheduler().now();
   if (read_resend_ && produce_read_repair(out)) return true;
+  if (waiting_for_retransmitted_verb()) return false;
   while (const auto psn = engine_->next_retransmission(una_, snd_max_)) {
     Slot* slot = find_slot(*psn);
     if (slot == nullptr || wire::psn_before(*psn, una_)) continue;
@@ -159,6 +160,7 @@ bool Requester::produce(world::Packet& out) {
                           ? next_read_hole(*slot, slot->read_received, true)
                           : std::nullopt;
     build(*slot, *psn, out, hole ? hole->count : 0);
+    note_retransmission(*slot, *psn);
     ++retransmitted_;
     ++nic_.counters().tx_retransmitted;
     arm_timer();
@@ -258,6 +260,7 @@ void Requester::receive(const world::Packet& packet) {
       retries_left_ = qp_.query().retry_cnt;
       progress_at_ = rnr_until_;
       engine_->on_nak(psn, snd_max_);
+      retransmitted_verb_end_.reset();
       nic_.scheduler().cancel(rnr_timer_);
       rnr_timer_ = nic_.scheduler().at(rnr_until_, [this] {
         rnr_timer_ = {};
@@ -271,6 +274,8 @@ void Requester::receive(const world::Packet& packet) {
         fail(status_of(code), 0);
         return;
       }
+      // The resend starts again inside the waiting verb and sets the wait when it ends.
+      retransmitted_verb_end_.reset();
       if (packet.roce.sr.present) {
         const wire::FasrSackInfo info = wire::decode_fasr_info(packet.roce.sr.key);
         if (info.fnack) {
@@ -389,6 +394,7 @@ void Requester::reset() {
   timer_ = rnr_timer_ = {};
   progress_at_ = Time::max();
   awaiting_turn_ = false;
+  retransmitted_verb_end_.reset();
   engine_ = nic_.recovery().make_requester();
   una_ = snd_max_ = psn_end_ = acked_ = 0;
   next_ssn_ = 0;
@@ -396,6 +402,20 @@ void Requester::reset() {
   read_resend_ = false;
   read_tail_lost_ = false;
   rnr_until_ = Time::zero();
+}
+
+bool Requester::waiting_for_retransmitted_verb() {
+  if (!retransmitted_verb_end_) return false;
+  if (wire::psn_before(una_, *retransmitted_verb_end_)) return true;
+  retransmitted_verb_end_.reset();  // acknowledged: later verbs may go
+  return false;
+}
+
+void Requester::note_retransmission(const Slot& slot, uint32_t psn) {
+  if (!nic_.data_path().serialize_verbs_after_retransmission) return;
+  const uint32_t end = wire::psn_add(slot.first_psn, slot.span);
+  // A READ request is one packet that asks for the rest of the READ.
+  if (is_read(slot.wr) || wire::psn_add(psn, 1) == end) retransmitted_verb_end_ = end;
 }
 
 void Requester::after_progress() {
@@ -459,6 +479,7 @@ void Requester::on_timer() {
   }
   nic_.on_retransmission_timeout(qp_);
   --retries_left_;
+  retransmitted_verb_end_.reset();  // the resend from una_ sets it again (its ACK was lost)
   read_gap_reported_ = false;
   // Re-requests of a READ's holes may have been lost too: after a timeout every hole counts.
   if (Slot* slot = find_slot(una_); slot != nullptr && is_read(slot->wr)) {

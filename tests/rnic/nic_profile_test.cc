@@ -75,6 +75,31 @@ TEST(NicProfile, AnAckDelayOverrideReachesTheDataPath) {
   EXPECT_THROW(cx5.apply(d), Error);
 }
 
+TEST(NicProfile, TheConnectX3ProIsRoguesTestbedNic) {
+  const NicProfile cx3 = find_nic_profile("cx3pro");
+  EXPECT_EQ(cx3.name, "cx3pro");
+  EXPECT_EQ(cx3.line_rate, Rate::Gbps(10));
+  EXPECT_TRUE(cx3.needs_lossless);
+  EXPECT_FALSE(cx3.has_lossy_features);
+  DeviceConfig d;
+  d.recovery.kind = recovery::EngineKind::irn;
+  cx3.apply(d);
+  EXPECT_EQ(d.recovery.kind, recovery::EngineKind::gbn);
+  EXPECT_EQ(d.max_mtu, 2048u);
+  EXPECT_EQ(d.per_priority_limiters, 8u);
+  EXPECT_EQ(d.rate_limiter.change_delay, Bytes(160'000));
+  EXPECT_TRUE(d.data_path.serialize_verbs_after_retransmission);
+
+  DeviceConfig other;  // the newer generations keep the device's own values
+  connectx4_profile().apply(other);
+  connectx5_profile().apply(other);
+  EXPECT_EQ(other.max_mtu, DeviceConfig{}.max_mtu);
+  EXPECT_EQ(other.per_priority_limiters, 0u);
+  EXPECT_EQ(other.rate_limiter.change_delay, Bytes(0));
+  EXPECT_FALSE(other.data_path.serialize_verbs_after_retransmission);
+  EXPECT_THROW(find_nic_profile("cx3"), Error);
+}
+
 TEST(NicProfile, ImpossibleProfilesAreRefused) {
   NicProfile cx4 = connectx4_profile();
   cx4.lossy.tx_window = true;

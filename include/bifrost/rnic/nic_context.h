@@ -43,6 +43,11 @@ struct DataPathConfig {
   // DeviceConfig::complete_sends_at_transmit, so that no UC/UD completion hands a buffer back
   // to its owner while a packet still borrows it.
   bool zero_copy_transmit = false;
+  // RC requester: once a verb has been retransmitted to its end, nothing of a later verb
+  // (retransmitted or new) leaves until that verb is acknowledged. ConnectX-3 Pro's go-back-N
+  // as RoGUE measured it (§5.2): "delays sending the next verb until the entire verb has been
+  // ACKed", so a loss among small verbs resends them one round trip each (the `cx3pro` profile).
+  bool serialize_verbs_after_retransmission = false;
 };
 
 // What the data path counted, device-wide.

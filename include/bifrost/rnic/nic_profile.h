@@ -1,8 +1,9 @@
 #pragma once
 // NIC generations for heterogeneous clusters: a ConnectX-4-like and a ConnectX-5-like profile
-// of the soft RNIC. Each behavioural difference between the two is a named field here, with the
-// reason for its values, so an experiment can say exactly where a gap between the generations
-// comes from and sweep it (docs/rnic.md, "NIC profiles").
+// of the soft RNIC, and the ConnectX-3 Pro that RoGUE ran on (`cx3pro`). Each behavioural
+// difference between the two is a named field here, with the reason for its values, so an
+// experiment can say exactly where a gap between the generations comes from and sweep it
+// (docs/rnic.md, "NIC profiles").
 //
 // Both generations run go-back-N and DCQCN in hardware. What differs:
 // - DCQCN's rate-increase constants. No public source gives per-generation firmware defaults;
@@ -14,11 +15,22 @@
 //   else); the CX-5 profile may enable the lossy-RoCE features of the ROCE_ACCL register: a
 //   fixed in-flight window (roce_tx_window_en), slow restart (roce_slow_restart_en) and adaptive
 //   retransmission (roce_adp_retrans_en). They are off unless asked for.
+//
+// The ConnectX-3 Pro (RoGUE's testbed, §3.3, §4, §5.2): a 10 Gb/s port; path MTU 2048, what
+// perftest uses on it (ours from the issue; the NIC takes up to 4096); no per-QP rate limiters
+// but 8 per-priority ones, whose new rate takes up to 160 KB to apply (RoGUE measured it on
+// ConnectX-3 and -4; we count 160,000 bytes); go-back-N that, after retransmitting a verb, sends
+// nothing of the next verb until that verb is acknowledged (§5.2). Assumed, since no source
+// gives them: DCQCN's constants are the mlx5 defaults (as cx4; the paper says only that the NIC
+// supports DCQCN), it has none of CX-5's lossy features, and so, like cx4, it needs a lossless
+// fabric unless a transport such as RoGUE keeps losses rare and recovers from them itself.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "bifrost/core/bytes.h"
+#include "bifrost/core/rate.h"
 #include "bifrost/core/time.h"
 #include "bifrost/rnic/device.h"
 
@@ -36,7 +48,7 @@ struct LossyFeatures {
 };
 
 struct NicProfile {
-  std::string name;  // "cx4" or "cx5"
+  std::string name;  // "cx3pro", "cx4" or "cx5"
   // DCQCN rate-increase timer T (mlx5 RPG_TIME_RESET) and byte counter B (RPG_BYTE_RESET).
   Time dcqcn_increase_period;
   uint64_t dcqcn_increase_bytes = 0;
@@ -49,16 +61,27 @@ struct NicProfile {
   // The responder's ACK delay bound (DataPathConfig::ack_delay) on this generation; unset keeps
   // the device's. No public source gives either generation's value, so neither profile sets one.
   std::optional<Time> ack_delay;
+  // Set by cx3pro only; unset or zero keeps the device's own.
+  // The port speed, for whoever builds the link and the transport's line rate (a device has
+  // none: its port's link sets it); apply() does not use it.
+  std::optional<Rate> line_rate;
+  std::optional<uint32_t> max_mtu;   // DeviceConfig::max_mtu: the largest path MTU a QP may use
+  size_t per_priority_limiters = 0;  // DeviceConfig::per_priority_limiters
+  std::optional<Bytes> rate_change_delay;  // RateLimiterConfig::change_delay
+  // DataPathConfig::serialize_verbs_after_retransmission: ConnectX-3 Pro's go-back-N.
+  bool serialize_verbs_after_retransmission = false;
 
-  // Sets the device's engine to go-back-N, the DCQCN constants (when DCQCN is on) and the
-  // enabled lossy features. Throws Error for a lossy feature on a profile without them, slow
-  // restart without DCQCN, or a zero window, timer or byte counter.
+  // Sets the device's engine to go-back-N, the DCQCN constants (when DCQCN is on), the
+  // enabled lossy features and whatever of the fields above is set. Throws Error for a lossy
+  // feature on a profile without them, slow restart without DCQCN, or a zero window, timer or byte
+  // counter.
   void apply(DeviceConfig& device) const;
 };
 
+NicProfile connectx3pro_profile();
 NicProfile connectx4_profile();
 NicProfile connectx5_profile();
-// "cx4" or "cx5"; throws Error naming the choices otherwise.
+// "cx3pro", "cx4" or "cx5"; throws Error naming the choices otherwise.
 NicProfile find_nic_profile(std::string_view name);
 
 }  // namespace bifrost::rnic

@@ -111,6 +111,11 @@ class Requester {
   void after_progress();
   void arm_timer();
   void on_timer();
+  // DataPathConfig::serialize_verbs_after_retransmission: whether a verb retransmitted to its
+  // end still waits for its ACK (nothing from a later verb may leave meanwhile), and setting
+  // that wait after the retransmission of `psn` in `slot`.
+  bool waiting_for_retransmitted_verb();
+  void note_retransmission(const Slot& slot, uint32_t psn);
   Time timeout() const;
   uint32_t in_flight() const;
 
@@ -131,6 +136,9 @@ class Requester {
   bool read_tail_lost_ = false;  // ... including responses missing at its end
   // A timeout fired and the QP has not had a transmit turn since (its resend has not left).
   bool awaiting_turn_ = false;
+  // The end PSN of the verb last retransmitted to its end, while it is unacknowledged
+  // (serialize_verbs_after_retransmission).
+  std::optional<uint32_t> retransmitted_verb_end_;
   Time rnr_until_ = Time::zero();
   Time progress_at_ = Time::max();  // last progress; max while nothing is in flight
   world::TimerId timer_;
