@@ -65,6 +65,22 @@ void Device::assign_limiter(QueuePair& qp, size_t index) {
   wake(qp);
 }
 
+std::optional<size_t> Device::claim_limiter() {
+  if (!class_limiters_) return std::nullopt;
+  claimed_limiters_.resize(class_limiters_->size());
+  for (size_t i = 0; i < claimed_limiters_.size(); ++i) {
+    if (!claimed_limiters_[i]) {
+      claimed_limiters_[i] = true;
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+void Device::release_limiter(size_t index) {
+  if (index < claimed_limiters_.size()) claimed_limiters_[index] = false;
+}
+
 void Device::set_rate_limit(QueuePair& qp, Rate rate) {
   if (class_limiters_) {
     limiter_of(qp)->set_rate(rate);

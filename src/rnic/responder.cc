@@ -243,6 +243,9 @@ Responder::Outcome Responder::execute(const world::Packet& packet, bool selectiv
 AccessResult Responder::check_remote(uint32_t rkey, uint64_t va, uint64_t length,
                                      Access wanted) const {
   if (!allows(qp_.query().access_flags, wanted)) return AccessResult::access_denied;
+  // A zero-length RDMA WRITE or READ touches no memory: the IB spec has the responder skip the
+  // R_Key check for it (RoGUE's echoes and ib_write_lat -s 0 rely on it).
+  if (length == 0) return AccessResult::ok;
   return nic_.memory().check_remote(qp_.pd(), rkey, va, length, wanted);
 }
 

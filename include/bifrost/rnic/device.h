@@ -120,6 +120,11 @@ class Device final : public NicContext {
   // The number of shared limiters (DeviceConfig::per_priority_limiters); 0: one per QP. A
   // transport that needs a limiter per QP refuses a QP beyond this many.
   size_t rate_limiter_bank_size() const { return config_.per_priority_limiters; }
+  // Per-priority mode: a limiter no one has claimed, now claimed (for a transport that gives
+  // each QP its own and so may use each at most once), or nullopt when all are taken or the
+  // mode is off; release_limiter gives one back.
+  std::optional<size_t> claim_limiter();
+  void release_limiter(size_t index);
   // The limiter pacing `qp` (its own, or its class's or assigned one in per-priority mode);
   // nullptr for a QP that never had a rate set outside per-priority mode.
   const RateLimiter* rate_limiter(QueuePair& qp) { return limiter_of(qp); }
@@ -212,6 +217,7 @@ class Device final : public NicContext {
   std::deque<world::PacketPtr> acks_;
   std::array<std::deque<QueuePair*>, 8> ready_;    // per priority class, round-robin
   std::optional<RateLimiterBank> class_limiters_;  // per-priority mode
+  std::vector<bool> claimed_limiters_;             // by claim_limiter
   std::optional<ReceivePipeline> pipeline_;
   QpContextCache cache_;
   DcqcnNotificationPoint notification_point_;
