@@ -49,20 +49,8 @@ void Connection::create_qps() {
 }
 
 void Connection::connect_one(size_t index) {
-  const EndpointConfig& e = endpoint_.config();
-  const Path& q = qps_[index];
-  rnic::connect_qp(
-      *q.qp, rnic::QpConnection{.dest_ip = peer_->ip,
-                                .dest_qp_num = peer_->qps[index].qpn,
-                                .rq_psn = peer_->qps[index].first_psn,
-                                .sq_psn = q.first_psn,
-                                .path_mtu = std::min(config_.mtu, peer_->mtu),
-                                .access = rnic::Access::remote_write | rnic::Access::remote_read,
-                                .sgid_index = e.gid_index,
-                                .traffic_class = e.data_traffic_class,
-                                .udp_sport = q.source_port,
-                                .timeout = config_.rc_timeout,
-                                .retry_cnt = config_.rc_retry_cnt});
+  endpoint_.connect_path(qps_[index], *peer_, index, config_.mtu, config_.rc_timeout,
+                         config_.rc_retry_cnt);
 }
 
 void Connection::attach_peer(const ConnectionOffer& peer) {

@@ -1,5 +1,6 @@
 #include "bifrost/transport/endpoint.h"
 
+#include <algorithm>
 #include <array>
 
 #include "bifrost/core/error.h"
@@ -93,6 +94,22 @@ void Endpoint::connect(Connection& connection, const ConnectionOffer& peer) {
                 connection.qps().size());
   }
   connection.attach_peer(peer);
+}
+
+void Endpoint::connect_path(const Path& path, const ConnectionOffer& peer, size_t index,
+                            uint32_t mtu, uint8_t rc_timeout, uint8_t rc_retry_cnt) const {
+  rnic::connect_qp(
+      *path.qp, rnic::QpConnection{.dest_ip = peer.ip,
+                                   .dest_qp_num = peer.qps[index].qpn,
+                                   .rq_psn = peer.qps[index].first_psn,
+                                   .sq_psn = path.first_psn,
+                                   .path_mtu = std::min(mtu, peer.mtu),
+                                   .access = rnic::Access::remote_write | rnic::Access::remote_read,
+                                   .sgid_index = config_.gid_index,
+                                   .traffic_class = config_.data_traffic_class,
+                                   .udp_sport = path.source_port,
+                                   .timeout = rc_timeout,
+                                   .retry_cnt = rc_retry_cnt});
 }
 
 std::unique_ptr<rnic::HostMemory> Endpoint::make_memory(uint64_t size) {

@@ -157,8 +157,7 @@ class Sender {
   // carries the "nothing more to post" hint: the receiver coalesces the burst into one ACK.
   void schedule_pump();
   // Puts the CC's pacing rate on the primary QP's NIC rate limiter if it or the primary
-  // changed. The RTT estimator has no hold-off for a pending limit yet (RoGUE's): the only
-  // pacing CC, dcqcn, does not use RTT samples for its rate.
+  // changed, and starts the RTT hold-off (TransportConfig::rtt_holdoff_after_rate_change).
   void apply_pacing();
   // The QP set changed: put the rate on the primary again at the next pump, whatever QP it is
   // (a destroyed QP's address may come back as a fresh QP's).

@@ -362,7 +362,7 @@ TEST(ControlMessage, RejectsMalformedParameterMessages) {
                                    out)
                 .error,
             wire::WireError::kFieldOutOfRange);
-  EXPECT_EQ(encode_control_message(ControlMessage{.kind = ControlKind{5}}, out).error,
+  EXPECT_EQ(encode_control_message(ControlMessage{.kind = ControlKind{8}}, out).error,
             wire::WireError::kFieldOutOfRange);
   EXPECT_EQ(encode_control_message(ControlMessage{.kind = ControlKind::parameter_set},
                                    std::span(out).first(19))

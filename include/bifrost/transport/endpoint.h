@@ -100,6 +100,10 @@ class Endpoint {
   // destroyed.
   void register_qp(uint32_t qp_num, EndpointHandler& handler) { by_qpn_[qp_num] = &handler; }
   void forget_qp(uint32_t qp_num) { by_qpn_.erase(qp_num); }
+  // Connects `path`'s QP to the peer's QP `peer.qps[index]` (RTS, the endpoint's GID index and
+  // data traffic class, remote WRITE and READ allowed), at the smaller of the two MTUs.
+  void connect_path(const Path& path, const ConnectionOffer& peer, size_t index, uint32_t mtu,
+                    uint8_t rc_timeout, uint8_t rc_retry_cnt) const;
   // A new random 24-bit first PSN / a UDP source port from the endpoint's stream.
   uint32_t fresh_psn();
   uint16_t fresh_source_port();

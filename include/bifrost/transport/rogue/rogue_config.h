@@ -1,0 +1,75 @@
+#pragma once
+// How one RoGUE connection behaves (Le et al., SoCC '18). Defaults are the paper's where it
+// gives one (§3, §4) and ours, named, where it does not (docs/transport.md, "RoGUE").
+#include <cstdint>
+
+#include "bifrost/core/rate.h"
+#include "bifrost/core/time.h"
+#include "bifrost/transport/cc/vegas.h"
+
+namespace bifrost::transport::rogue {
+
+// RoGUE runs over one RC QP (the NIC retransmits, software controls congestion and replaces a
+// failed QP by its shadow) or one UC QP (nothing is retransmitted: losses only slow it down).
+enum class QpType : uint8_t { rc, uc };
+
+// RoGUE's segment for a line rate (§3.1): 64 KB at 10 Gb/s and below, 256 KB at 100 Gb/s and
+// above; the paper gives nothing between, so 128 KB there is ours. "KB" read as KiB: the
+// sizes come from ib_read_bw runs, whose sizes are powers of two.
+uint64_t default_segment_bytes(Rate line_rate);
+// The bound on one rate change: the paper's 1 Gb/s at 10 Gb/s, scaled with the line rate
+// (line / 10) above it: ours.
+Rate default_rate_step(Rate line_rate);
+
+struct RogueConfig {
+  QpType qp_type = QpType::rc;
+  Rate line_rate = Rate::Gbps(10);
+  uint32_t mtu = 2048;  // perftest's on ConnectX-3 Pro (cx3pro profile)
+
+  // Large verbs are cut into segments; one signal per batch of bytes (the application's own
+  // signals close a batch earlier). 0: default_segment_bytes(line_rate); batch 0: the segment.
+  uint64_t segment_bytes = 0;
+  uint64_t batch_bytes = 0;
+  // Batches kept enqueued while the application has data, whatever the window (§3.1).
+  uint32_t min_batches = 2;
+
+  // Vegas (cc/vegas.h): its packet_bytes, line_rate and rate_step are set from mtu, line_rate
+  // and rate_step here.
+  VegasParams vegas{};
+  Rate rate_step{};  // 0: default_rate_step(line_rate)
+  // Pace through the QP's NIC rate limiter at cwnd / base RTT (§3.3); false: the window only.
+  bool pace = true;
+  // After a new rate limit, RTT samples are held off until this many more bytes have left
+  // the limiter (§3.3: H = 160KB, read as 160,000 bytes, the limiter's own change delay).
+  uint64_t holdoff_bytes = 160'000;
+
+  // UC: when every outstanding RTT sample is this late, the window goes back to its initial
+  // size and only a probe goes until a sample arrives (§3.4; the paper gives no value: ours).
+  Time uc_sample_timeout = Time::ms(1);
+
+  // RC: the application's QP timeout (4.096 us * 2^timeout) and RoGUE's retry count of one
+  // (§3.5); a shadow QP per active QP takes over when the NIC gives up.
+  uint8_t rc_timeout = 14;
+  uint8_t rc_retry_cnt = 1;
+  bool shadow_qp = true;
+  // The failed QP's resync and the takeover notice are repeated this often, this many times
+  // (path_resync.h; Bifröst's reconnect defaults).
+  Time resync_interval = Time::ms(1);
+  uint32_t resync_attempts = 10;
+
+  // The receive side is RoGUE's library: it keeps `receive_slots` receives posted, each of
+  // `max_send_bytes` (a SEND is never cut into segments: it must land in one receive).
+  uint32_t receive_slots = 256;
+  uint64_t max_send_bytes = 64 * 1024;
+  // Application verbs up to 2 GB (2^31 bytes), as RDMA allows.
+  uint64_t max_verb_bytes = uint64_t{1} << 31;
+
+  uint64_t segment() const;
+  uint64_t batch() const;
+  // The Vegas parameters in force (packet size, line rate and step filled in).
+  VegasParams vegas_params() const;
+  // Throws Error naming the first inconsistent value.
+  void validate() const;
+};
+
+}  // namespace bifrost::transport::rogue
