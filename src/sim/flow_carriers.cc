@@ -179,15 +179,51 @@ class RnicCarrier final : public RdmaCarrier<RnicFlows> {
   }
 };
 
-// Bifröst connections between soft RNICs; closed loops run over it.
+transport::rogue::RogueConfig rogue_config(const scenario::Scenario& sc) {
+  const scenario::RogueSpec& g = sc.transport.rogue;
+  transport::rogue::RogueConfig c;
+  c.qp_type = sc.transport.kind == scenario::TransportKind::rogue_rc ? transport::rogue::QpType::rc
+                                                                     : transport::rogue::QpType::uc;
+  c.line_rate = scenario::link_class_rate(sc.topology, "host");
+  c.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
+  if (g.segment) c.segment_bytes = g.segment->count();
+  if (g.batch) c.batch_bytes = g.batch->count();
+  c.vegas.alpha = g.alpha;
+  c.vegas.beta = g.beta;
+  c.vegas.literal = g.literal;
+  c.vegas.initial_window_packets = g.initial_window;
+  c.vegas.base_rtt_floor = g.base_rtt_floor;
+  if (g.rate_step) c.rate_step = *g.rate_step;
+  c.holdoff_bytes = g.holdoff.count();
+  c.uc_sample_timeout = g.uc_sample_timeout;
+  c.rc_timeout = g.rc_timeout;
+  c.shadow_qp = g.shadow_qp;
+  c.pace = g.pace;
+  return c;
+}
+
+bool is_rogue(scenario::TransportKind kind) {
+  return kind == scenario::TransportKind::rogue_rc || kind == scenario::TransportKind::rogue_uc;
+}
+
+std::string transport_text(const scenario::Scenario& sc) {
+  const scenario::TransportSpec& t = sc.transport;
+  if (is_rogue(t.kind)) {
+    const transport::rogue::RogueConfig c = rogue_config(sc);
+    return fmt::format("RoGUE {} (Vegas, segment {} B, batch {} B) over {}",
+                       t.kind == scenario::TransportKind::rogue_rc ? "RC" : "UC", c.segment(),
+                       c.batch(), nic_text(sc));
+  }
+  return fmt::format("Bifröst {} (cc {}, unit {} B) over {}",
+                     t.kind == scenario::TransportKind::bifrost_uc ? "UC" : "RC", t.cc,
+                     t.unit_size.count(), nic_text(sc));
+}
+
+// Bifröst or RoGUE connections between soft RNICs; closed loops run over it.
 class TransportCarrier final : public RdmaCarrier<TransportFlows> {
  public:
   TransportCarrier(const scenario::Scenario& sc, EventKernel& kernel, Network& network)
-      : RdmaCarrier(
-            fmt::format("Bifröst {} (cc {}, unit {} B) over {}",
-                        sc.transport.kind == scenario::TransportKind::bifrost_uc ? "UC" : "RC",
-                        sc.transport.cc, sc.transport.unit_size.count(), nic_text(sc)),
-            kernel, network, transport_flows_config(sc)) {}
+      : RdmaCarrier(transport_text(sc), kernel, network, transport_flows_config(sc)) {}
 
   void add_counters(RunSummary& summary) const override {
     RdmaCarrier::add_counters(summary);
@@ -206,6 +242,11 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
   c.device = device_config(sc);
   c.device_by_host = profiled_devices(sc, c.device);
   c.endpoint.seed = sc.simulation.seed;
+  if (is_rogue(t.kind)) {
+    c.transport.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
+    c.rogue = rogue_config(sc);
+    return c;
+  }
   transport::TransportConfig& tc = c.transport;
   tc.reliability = t.kind == scenario::TransportKind::bifrost_rc
                        ? transport::Reliability::hardware_rc

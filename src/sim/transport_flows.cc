@@ -46,6 +46,10 @@ TransportFlows::TransportFlows(EventKernel& kernel, Network& network,
   rnic::check_mtu(config.transport.mtu);
   config_.transport.validate();
   slot_bytes_ = config_.transport.max_message_size();
+  if (config_.rogue) {
+    config_.rogue->validate();
+    slot_bytes_ = config_.rogue->max_verb_bytes;
+  }
   if (config_.plain_rc) {
     config_.plain_rc->validate();
     if (config_.plain_rc->max_message_size() != slot_bytes_) {
@@ -103,10 +107,12 @@ TransportFlows::Party& TransportFlows::party(uint32_t host, uint8_t priority) {
   rnic::Device& device = *hosts_[host].device;
   slot->endpoint = std::make_unique<transport::Endpoint>(device, ec);
   const uint64_t base = kAppBase + priority * kAppSpan;
-  const uint64_t size = uint64_t{slot_count_} * slot_bytes_;
+  // RoGUE writes into the peer's inbox, the region's second half.
+  const uint64_t size = uint64_t{slot_count_} * slot_bytes_ * (config_.rogue ? 2 : 1);
   slot->app = std::make_unique<rnic::TokenMemory>(base, size);
-  slot->region =
-      &device.reg_mr(slot->endpoint->pd(), base, size, rnic::Access::local_write, slot->app.get());
+  const rnic::Access access = config_.rogue ? rnic::Access::local_write | rnic::Access::remote_write
+                                            : rnic::Access::local_write;
+  slot->region = &device.reg_mr(slot->endpoint->pd(), base, size, access, slot->app.get());
   return *slot;
 }
 
@@ -124,6 +130,10 @@ TransportFlows::Channel& TransportFlows::channel(uint32_t src, uint32_t dst, uin
   const transport::TransportConfig& config =
       (lane & kPlainRcLane) != 0 && config_.plain_rc ? *config_.plain_rc : config_.transport;
   Channel* raw = c.get();
+  if (config_.rogue) {
+    connect_rogue(*raw);
+    return *raw;
+  }
   for (int side = 0; side < 2; ++side) {
     c->party[side] = &party(c->host[side], priority);
     c->half[side] = &c->party[side]->endpoint->create_connection(config);
@@ -167,12 +177,53 @@ void TransportFlows::send_message(Channel& c, int side, uint64_t id, uint64_t le
   }
   const uint64_t addr = p.app->base() + uint64_t{slot} * slot_bytes_;
   p.app->write(addr, tag_payload(id, length));
+  if (config_.rogue) {
+    post_rogue_write(c, side, id, slot, length);
+    return;
+  }
   Party* party = &p;
   c.half[side]->send(transport::MessageBuffer{p.region, addr, length},
                      [this, id, party, slot](const transport::SendCompletion& done) {
                        party->free_slots.push_back(slot);
                        on_message_done(id, done.status == transport::SendStatus::failed);
                      });
+}
+
+void TransportFlows::connect_rogue(Channel& c) {
+  for (int side = 0; side < 2; ++side) {
+    c.party[side] = &party(c.host[side], c.priority);
+    c.rogue[side] = std::make_unique<transport::rogue::RogueConnection>(*c.party[side]->endpoint,
+                                                                        *config_.rogue);
+    Channel* raw = &c;
+    c.rogue[side]->set_rtt_observer([raw, side](Time rtt) {
+      raw->rtt[side].add(rtt.microseconds());
+      raw->rtt_sum_us[side] += rtt.microseconds();
+    });
+    Party* p = c.party[side];
+    // wr_id: the flow id above the 16 bits of the message's slot.
+    c.rogue[side]->set_completion_handler([this, p](const transport::rogue::Completion& done) {
+      const auto slot = static_cast<uint32_t>(done.wr_id & 0xFFFF);
+      p->free_slots.push_back(slot);
+      on_message_done(done.wr_id >> 16, done.status != transport::rogue::Status::success);
+    });
+  }
+  c.rogue[0]->connect(c.rogue[1]->offer());
+  c.rogue[1]->connect(c.rogue[0]->offer());
+}
+
+void TransportFlows::post_rogue_write(Channel& c, int side, uint64_t id, uint32_t slot,
+                                      uint64_t length) {
+  Party& p = *c.party[side];
+  const Party& peer = *c.party[1 - side];
+  const uint64_t inbox = peer.app->base() + (uint64_t{slot_count_} + slot) * slot_bytes_;
+  c.rogue[side]->post(transport::rogue::Work{
+      .wr_id = id << 16 | slot,
+      .op = transport::rogue::Op::write,
+      .local =
+          transport::MessageBuffer{p.region, p.app->base() + uint64_t{slot} * slot_bytes_, length},
+      .remote = transport::RemoteAddress{inbox, peer.region->rkey},
+      .signaled = true,
+      .imm = std::nullopt});
 }
 
 void TransportFlows::on_delivery(const Channel& c, int side, const transport::Delivery& d) {
@@ -220,7 +271,20 @@ TransportTotals TransportFlows::totals() const {
   TransportTotals t;
   for (const auto& [key, c] : channels_) {
     ++t.connections;
+    for (const auto& rogue : c->rogue) {
+      if (!rogue) continue;
+      const transport::rogue::RogueStats& s = rogue->stats();
+      t.messages += s.verbs_completed;
+      t.chunks += s.segments_posted;
+      t.retransmitted_wqes += s.resent_segments;
+      t.losses_detected += s.lost_echoes;
+      t.timeouts += s.sample_timeouts;
+      t.tail_probes += s.probes;
+      t.failovers += s.shadow_switches;
+      t.duplicates += s.duplicates_suppressed;
+    }
     for (const transport::Connection* half : c->half) {
+      if (half == nullptr) continue;
       const transport::SenderStats& s = half->sender_stats();
       t.messages += s.messages_sent;
       t.chunks += s.chunks;

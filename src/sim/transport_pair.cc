@@ -8,6 +8,7 @@ TransportPair::TransportPair(const TransportPairConfig& config)
     : config_(config), wire_(std::make_unique<LossyWire>(kernel_, config.wire)) {
   build(a_, 0);
   build(b_, 1);
+  if (!config.bifrost_connection) return;
   a_.endpoint->connect(*a_.connection, b_.endpoint->offer(*b_.connection));
   b_.endpoint->connect(*b_.connection, a_.endpoint->offer(*a_.connection));
 }
@@ -21,7 +22,9 @@ void TransportPair::build(Side& side, int index) {
   transport::EndpointConfig ec = config_.endpoint;
   ec.seed = config_.endpoint.seed + static_cast<uint64_t>(index);
   side.endpoint = std::make_unique<transport::Endpoint>(*side.device, ec);
-  side.connection = &side.endpoint->create_connection(config_.transport);
+  if (config_.bifrost_connection) {
+    side.connection = &side.endpoint->create_connection(config_.transport);
+  }
   side.app = std::make_unique<rnic::TokenMemory>(kAppBase, config_.app_bytes);
   side.app_region = &side.device->reg_mr(side.endpoint->pd(), kAppBase, config_.app_bytes,
                                          rnic::Access::local_write, side.app.get());

@@ -13,6 +13,7 @@
 #include "bifrost/sim/closed_loop.h"
 #include "bifrost/sim/network.h"
 #include "bifrost/sim/topology/graph.h"
+#include "lossy_fabric.h"
 #include "scenario_text.h"
 
 namespace bifrost::sim {
@@ -39,7 +40,8 @@ std::string star(int hosts, const std::string& buffer) {
 struct Bench {
   explicit Bench(const std::string& text, transport::Reliability reliability)
       : scenario(parse(text)),
-        network(kernel, topology::describe(scenario.topology), network_config(scenario)) {
+        network(kernel, topology::describe(scenario.topology),
+                testing::lossy_network_config(scenario)) {
     TransportFlowsConfig c;
     c.transport.reliability = reliability;
     c.transport.mtu = 4096;
@@ -47,20 +49,7 @@ struct Bench {
     c.transport.min_rto = Time::us(200);
     flows = std::make_unique<TransportFlows>(kernel, network, c);
   }
-  static NetworkConfig network_config(const scenario::Scenario& sc) {
-    NetworkConfig nc;
-    nc.switches = sc.switches;
-    nc.mtu = sc.simulation.mtu;
-    nc.lossless_priorities = 0;
-    return nc;
-  }
-  uint64_t drops() const {
-    uint64_t n = 0;
-    for (const auto& sw : network.switches()) {
-      for (const uint64_t d : sw->counters().drops.packets) n += d;
-    }
-    return n;
-  }
+  uint64_t drops() const { return testing::switch_drops(network); }
 
   scenario::Scenario scenario;
   EventKernel kernel;

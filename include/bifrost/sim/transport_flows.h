@@ -37,6 +37,7 @@
 #include "bifrost/sim/rnic_flows.h"
 #include "bifrost/sim/workload/flow.h"
 #include "bifrost/transport/endpoint.h"
+#include "bifrost/transport/rogue/rogue_connection.h"
 
 namespace bifrost::sim {
 
@@ -52,9 +53,16 @@ struct TransportFlowsConfig {
   // their flows on connections of this configuration instead (plain RC: the NIC's go-back-N
   // and congestion control, no software CC); unset, those lanes use `transport` too.
   std::optional<transport::TransportConfig> plain_rc;
+  // Set: the channels are RoGUE connections of this configuration instead of Bifröst's. A
+  // message is then one application WRITE verb (at most max_verb_bytes) into the peer's inbox,
+  // complete at its send completion (RC: acknowledged; UC: sent, RoGUE's UC promises no more).
+  std::optional<transport::rogue::RogueConfig> rogue;
 };
 
-// Summed over every connection's two halves.
+// Summed over every connection's two halves. For RoGUE: chunks are segments, retransmitted WQEs
+// the segments a shadow QP sent again, losses the UC echoes that never came, timeouts the UC
+// sample timeouts, tail probes the UC probes after them, failovers the shadow takeovers, and
+// duplicates the receives a whole-verb resend delivered twice.
 struct TransportTotals {
   uint64_t connections = 0;  // each carries both directions between its two hosts
   uint64_t messages = 0;     // delivered (as the senders saw it)
@@ -115,6 +123,7 @@ class TransportFlows {
   struct Channel {
     std::array<uint32_t, 2> host{};  // the lower host first
     std::array<transport::Connection*, 2> half{};
+    std::array<std::unique_ptr<transport::rogue::RogueConnection>, 2> rogue{};
     std::array<Party*, 2> party{};
     std::array<ApproxPercentiles, 2> rtt;  // the samples half[i]'s sender took
     std::array<double, 2> rtt_sum_us{};
@@ -135,6 +144,9 @@ class TransportFlows {
   Party& party(uint32_t host, uint8_t priority);
   Channel& channel(uint32_t src, uint32_t dst, uint32_t lane, uint8_t priority);
   void send_message(Channel& c, int side, uint64_t id, uint64_t length);
+  // RoGUE: the connection pair of a new channel, and one message as a WRITE verb.
+  void connect_rogue(Channel& c);
+  void post_rogue_write(Channel& c, int side, uint64_t id, uint32_t slot, uint64_t length);
   // A delivery to half[side]: a message from the other host.
   void on_delivery(const Channel& c, int side, const transport::Delivery& d);
   void on_message_done(uint64_t id, bool failed);

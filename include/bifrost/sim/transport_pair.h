@@ -1,7 +1,7 @@
 #pragma once
-// Two soft RNICs joined by a LossyWire, one transport endpoint on each and one connected Bifröst
-// connection, plus a content-tracked application region on each side: the bench on which
-// transport tests, benchmarks and single-connection experiments run.
+// Two soft RNICs joined by a LossyWire, one transport endpoint on each and (unless asked not to)
+// one connected Bifröst connection, plus a content-tracked application region on each side:
+// the bench on which transport tests, benchmarks and single-connection experiments run.
 #include <cstdint>
 #include <memory>
 
@@ -19,6 +19,8 @@ struct TransportPairConfig {
   rnic::DeviceConfig device{};  // applied to both devices (names and GIDs are set by the pair)
   transport::EndpointConfig endpoint{};
   uint64_t app_bytes = uint64_t{1} << 36;  // each side's region at kAppBase
+  // false: no Bifröst connection (the caller builds another protocol's on the endpoints).
+  bool bifrost_connection = true;
 };
 
 class TransportPair {
@@ -28,7 +30,7 @@ class TransportPair {
   struct Side {
     std::unique_ptr<rnic::Device> device;
     std::unique_ptr<transport::Endpoint> endpoint;
-    transport::Connection* connection = nullptr;
+    transport::Connection* connection = nullptr;  // null without bifrost_connection
     std::unique_ptr<rnic::TokenMemory> app;
     const rnic::MemoryRegion* app_region = nullptr;
   };

@@ -11,7 +11,8 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kKinds = {"rc", "bifrost-uc", "bifrost-rc"};
+constexpr std::array<std::string_view, 5> kKinds = {"rc", "bifrost-uc", "bifrost-rc", "rogue-rc",
+                                                    "rogue-uc"};
 constexpr std::array<std::string_view, 13> kUcKeys = {
     "kind",           "cc",       "chunking", "unit_size", "max_chunk",  "chunk_loss_budget",
     "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "ack_path",
@@ -23,6 +24,20 @@ constexpr std::array<std::string_view, 13> kRcBackedKeys = {
     "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "rc_retry_cnt",
     "rc_timeout"};
 constexpr std::array<std::string_view, 1> kRcKeys = {"kind"};
+constexpr std::array<std::string_view, 14> kRogueKeys = {"kind",
+                                                         "segment",
+                                                         "batch",
+                                                         "alpha",
+                                                         "beta",
+                                                         "literal_vegas",
+                                                         "initial_window",
+                                                         "rate_step",
+                                                         "holdoff",
+                                                         "base_rtt_floor",
+                                                         "uc_sample_timeout",
+                                                         "rc_timeout",
+                                                         "shadow_qp",
+                                                         "pace"};
 constexpr std::array<std::string_view, 4> kCcs = {"swift", "swift-md", "dcqcn", "none"};
 // The transport's default immediate layout: 10 bits of chunk offset (docs/transport.md).
 constexpr uint64_t kChunkOffsetBits = 10;
@@ -59,6 +74,35 @@ void chunk_sizes(const TableReader& r, TransportSpec& t) {
   }
 }
 
+void rogue_keys(const TableReader& r, TransportSpec& t) {
+  RogueSpec& g = t.rogue;
+  r.allow_only(kRogueKeys, " for RoGUE (docs/transport.md, \"RoGUE\")");
+  g.segment = r.positive_bytes("segment");
+  g.batch = r.positive_bytes("batch");
+  if (g.segment && g.batch && *g.batch < *g.segment) {
+    r.fail("batch", fmt::format("{} is below the segment ({}): a batch holds whole segments",
+                                bytes_text(*g.batch), bytes_text(*g.segment)));
+  }
+  if (auto alpha = r.number("alpha")) g.alpha = *alpha;
+  if (auto beta = r.number("beta")) g.beta = *beta;
+  if (auto literal = r.boolean("literal_vegas")) g.literal = *literal;
+  if (!g.literal && g.alpha > g.beta) {
+    r.fail("alpha", fmt::format("alpha {} is above beta {}: Vegas increases below alpha and "
+                                "decreases above beta (set literal_vegas = true for the "
+                                "paper's rules as written)",
+                                g.alpha, g.beta));
+  }
+  if (auto w = r.integer("initial_window", 1, 1 << 20))
+    g.initial_window = static_cast<uint32_t>(*w);
+  g.rate_step = r.positive_rate("rate_step");
+  if (auto h = r.bytes("holdoff")) g.holdoff = *h;
+  if (auto floor = r.non_negative_time("base_rtt_floor")) g.base_rtt_floor = *floor;
+  if (auto timeout = r.positive_time("uc_sample_timeout")) g.uc_sample_timeout = *timeout;
+  if (auto timeout = r.integer("rc_timeout", 0, 31)) g.rc_timeout = static_cast<uint8_t>(*timeout);
+  if (auto shadow = r.boolean("shadow_qp")) g.shadow_qp = *shadow;
+  if (auto pace = r.boolean("pace")) g.pace = *pace;
+}
+
 }  // namespace
 
 TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
@@ -68,15 +112,20 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
     r.allow_only(kRcKeys, " for kind \"rc\" (the other keys are Bifröst's)");
     return t;
   }
+  if (nic.model != NicModel::rnic) {
+    r.fail("kind", fmt::format("\"{}\" runs over soft RNICs: set model = \"rnic\" in [nic]", kind));
+  }
+  if (kind == "rogue-rc" || kind == "rogue-uc") {
+    t.kind = kind == "rogue-rc" ? TransportKind::rogue_rc : TransportKind::rogue_uc;
+    rogue_keys(r, t);
+    return t;
+  }
   t.kind = kind == "bifrost-uc" ? TransportKind::bifrost_uc : TransportKind::bifrost_rc;
   const std::string context = fmt::format(" for kind \"{}\"", kind);
   if (t.kind == TransportKind::bifrost_uc) {
     r.allow_only(kUcKeys, context);
   } else {
     r.allow_only(kRcBackedKeys, context);
-  }
-  if (nic.model != NicModel::rnic) {
-    r.fail("kind", fmt::format("\"{}\" runs over soft RNICs: set model = \"rnic\" in [nic]", kind));
   }
   if (auto cc = r.choice("cc", kCcs)) t.cc = *cc;
   if (t.cc == "dcqcn" && t.kind != TransportKind::bifrost_uc) {

@@ -256,6 +256,26 @@ enum class TransportKind {
   rc,          // as [nic] says: line-rate sources, or one plain RC QP pair per flow
   bifrost_uc,  // Bifröst over UC QPs: software reliability and congestion control
   bifrost_rc,  // Bifröst over RC QPs: the NIC's reliability with backup QPs, software CC
+  rogue_rc,    // RoGUE over an RC QP and its shadow: software CC (Vegas), NIC retransmission
+  rogue_uc,    // RoGUE over a UC QP: software CC from echoes, nothing retransmitted
+};
+
+// RoGUE's knobs (transport::rogue::RogueConfig, docs/transport.md "RoGUE"); unset: its
+// defaults (segment and rate step by line rate, the batch a segment).
+struct RogueSpec {
+  std::optional<Bytes> segment;
+  std::optional<Bytes> batch;
+  double alpha = 2;  // Vegas, in packets (the paper's 4/2 with literal = true)
+  double beta = 4;
+  bool literal = false;
+  uint32_t initial_window = 10;  // packets
+  std::optional<Rate> rate_step;
+  Bytes holdoff{160'000};
+  Time base_rtt_floor = Time::zero();
+  Time uc_sample_timeout = Time::ms(1);
+  uint8_t rc_timeout = 14;
+  bool shadow_qp = true;
+  bool pace = true;
 };
 
 // The Bifröst knobs a scenario may set (transport::TransportConfig; docs/transport.md).
@@ -277,6 +297,7 @@ struct TransportSpec {
   uint32_t backup_qps = 2;
   uint8_t rc_retry_cnt = 2;
   uint8_t rc_timeout = 8;
+  RogueSpec rogue;  // kind rogue-rc / rogue-uc
 };
 
 // [upgrade]: the Bifröst paper's non-stop upgrade (Fig. 12). Services start on plain RC (the
