@@ -19,7 +19,7 @@ source "$(dirname "$0")/../common.sh"
 schemes="${SCHEMES:-bifrost pfc cbfc swing irn}"
 cdfs="${CDFS:-fb_hadoop websearch}"
 load="${LOAD:-0.5}"
-length="${LENGTH:-8km}"   # the DCI link (paper: 600 km); 8.4 km is PFC's limit here
+length="${LENGTH:-8km}"   # the DCI link (paper: 600 km); 8 km dates from a PFC check, since fixed, that capped PFC at 8.4 km
 no_dcqcn="${NO_DCQCN:-1}"
 seed="${SEED:-1}"
 out="${OUT:-$root/out/dci-all-to-all}"
