@@ -18,8 +18,9 @@ from dci_common import log_counter, nearest_rank, run_dirs, write_csv  # noqa: E
 SCHEMES = ["pfc", "bifrost", "cbfc", "swing", "irn"]
 CLASSES = ["inter", "intra", "all"]
 HOSTS_PER_DC = 16
-# Fig. 14, Bifrost vs PFC, as the issue quotes the paper (all-to-all at 50 %); nothing published
-# for intra-DC flows or for the other schemes.
+# Fig. 14a, Bifrost vs PFC, FB_Hadoop at 50 % (the paper's section VI-B 4); the text has no number
+# for intra-DC flows, WebSearch, CBFC or IRN (vs SWING it gives 14.9/16.1 and 14.2/16.6, not
+# written here). Note: applied per flow class, so the WebSearch rows get FB_Hadoop's numbers too.
 PAPER_VS_PFC = {"inter": ("-46.8%", "-56.3%"), "all": ("-55.2%", "-63.5%")}
 
 

@@ -21,7 +21,7 @@ from dci_common import log_counter, nearest_rank, run_dirs, write_csv  # noqa: E
 SCHEMES = ["pfc", "bifrost", "cbfc", "swing"]
 DCI = "dc0.border->dc1.border"  # the long flows' direction of the two_dc DCI link
 DCI_GBPS = 400.0
-PAPER_VS = {"pfc": "+43.67%", "swing": "+6.51%"}  # Fig. 15, Bifrost's mean, as the issue quotes
+PAPER_VS = {"pfc": "+43.67%", "swing": "+6.51%"}  # Fig. 15, Bifrost's mean (section VI-B 5)
 UNITS_PS = {"ps": 1, "ns": 10**3, "us": 10**6, "ms": 10**9, "s": 10**12}
 
 
