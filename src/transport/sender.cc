@@ -361,11 +361,11 @@ void Sender::fill_first_send(const OutMessage& m, uint32_t slot) {
                                       : OneSidedTrailer{.rkey = m.rkey,
                                                         .reply_rkey = m.buffer.region->rkey,
                                                         .reply_address = m.buffer.addr};
-  world::Payload payload;
-  payload.length = kOneSidedTrailerSize;
-  payload.bytes.resize(kOneSidedTrailerSize);
-  (void)encode_one_sided_trailer(trailer, payload.bytes);
-  staging_memory_->write(staging_.address(slot) + kSendHeaderSize, payload);
+  staging_memory_->write(staging_.address(slot) + kSendHeaderSize,
+                         scratch(kOneSidedTrailerSize, [&trailer](std::span<std::byte> out) {
+                           (void)encode_one_sided_trailer(trailer, out);
+                           return kOneSidedTrailerSize;
+                         }));
 }
 
 Sender::Step Sender::post_small_or_request() {
@@ -465,21 +465,23 @@ Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes) {
 
 void Sender::copy_into_slot(uint32_t slot, const MessageBuffer& from, uint64_t offset,
                             uint64_t length) {
-  world::Payload payload;
-  from.region->memory->read(from.addr + offset, static_cast<uint32_t>(length), payload);
-  staging_memory_->write(staging_.address(slot) + kSendHeaderSize, payload);
+  from.region->memory->read(from.addr + offset, static_cast<uint32_t>(length), scratch_);
+  staging_memory_->write(staging_.address(slot) + kSendHeaderSize, scratch_);
 }
 
 bool Sender::post_ack(const SoftAck& ack) {
   if (failed_ || !connection_.connected() || !connection_.has_primary()) return false;
   const auto slot = staging_.acquire();
   if (!slot) return false;
-  world::Payload payload;
-  payload.bytes.resize(kSendHeaderSize + kSoftAckHeaderSize + 4 * size_t{ack.count});
-  (void)encode_send_header(SendHeader{.type = SendType::ack}, payload.bytes);
-  const auto size = encode_soft_ack(ack, std::span(payload.bytes).subspan(kSendHeaderSize));
-  if (!size) throw Error("software ACK does not encode: {}", wire::describe(size.error));
-  payload.length = static_cast<uint32_t>(kSendHeaderSize + size.value);
+  const world::Payload& payload =
+      scratch(kSendHeaderSize + kSoftAckHeaderSize + 4 * size_t{ack.count},
+              [&ack](std::span<std::byte> out) {
+                (void)encode_send_header(SendHeader{.type = SendType::ack}, out);
+                const auto size = encode_soft_ack(ack, out.subspan(kSendHeaderSize));
+                if (!size)
+                  throw Error("software ACK does not encode: {}", wire::describe(size.error));
+                return kSendHeaderSize + size.value;
+              });
   staging_memory_->write(staging_.address(*slot), payload);
   rnic::SendWr wr;
   wr.wr_id = kAckWr | *slot;
@@ -493,11 +495,11 @@ bool Sender::post_ack(const SoftAck& ack) {
 void Sender::post_send_slot(InFlight& wqe, uint32_t slot, SendHeader header, uint32_t length) {
   header.global = wqe.global;
   wqe.send_number = header.send_number;
-  world::Payload payload;
-  payload.length = kSendHeaderSize;
-  payload.bytes.resize(kSendHeaderSize);
-  (void)encode_send_header(header, payload.bytes);
-  staging_memory_->write(staging_.address(slot), payload);
+  staging_memory_->write(staging_.address(slot),
+                         scratch(kSendHeaderSize, [&header](std::span<std::byte> out) {
+                           (void)encode_send_header(header, out);
+                           return kSendHeaderSize;
+                         }));
   rnic::SendWr wr;
   wr.wr_id = wqe.global;
   wr.opcode = rnic::WrOpcode::send;

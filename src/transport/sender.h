@@ -204,6 +204,18 @@ class Sender {
   // `length` bytes as a SEND.
   void post_send_slot(InFlight& wqe, uint32_t slot, SendHeader header, uint32_t length);
   void copy_into_slot(uint32_t slot, const MessageBuffer& from, uint64_t offset, uint64_t length);
+  // scratch_ with the bytes `encode` writes into its first `capacity` bytes (it returns how
+  // many): headers and trailers are written through it, so posting allocates nothing once its
+  // capacity has grown to the largest (a software ACK on the data QP).
+  template <typename Encode>
+  const world::Payload& scratch(size_t capacity, Encode&& encode) {
+    scratch_.token = 0;
+    scratch_.borrowed = {};
+    scratch_.bytes.resize(capacity);
+    scratch_.length = static_cast<uint32_t>(encode(std::span(scratch_.bytes)));
+    scratch_.bytes.resize(scratch_.length);
+    return scratch_;
+  }
   uint32_t next_send_number() { return static_cast<uint32_t>(next_send_number_++); }
   uint32_t write_id(uint64_t write_seq) const {
     return static_cast<uint32_t>(write_seq) & imm_.message_id_mask();
@@ -285,6 +297,7 @@ class Sender {
   uint64_t rtt_holdoff_until_ = 0;
   SenderStats stats_;
   RttObserver rtt_observer_;
+  world::Payload scratch_;  // see scratch()
 };
 
 }  // namespace bifrost::transport
