@@ -311,7 +311,10 @@ void RogueConnection::post_wqe(const rnic::SendWr& wr, const Segment& segment) {
 }
 
 void RogueConnection::on_send_completion(const rnic::WorkCompletion& wc) {
-  if (wc.qp_num != active_qp().qp_num()) return;  // a flushed WQE of a QP already replaced
+  // Only the active QP's completions count: the others are flushed WQEs of a QP already
+  // replaced (or, during a takeover with no QP ready, of the one that failed).
+  const std::optional<size_t> active = path_with_role(PathRole::primary);
+  if (!active || wc.qp_num != paths_[*active].qp->qp_num()) return;
   if (wc.status != rnic::WcStatus::success) {
     take_over();
     return;
