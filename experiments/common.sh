@@ -14,6 +14,16 @@ build_tools() {
   cmake --build "$build" --target "$@" >/dev/null
 }
 
+# Builds the Release tool $1 from the repository root, sets $tool to it and $tmp to a scratch
+# folder removed on exit.
+tool_and_tmp() {
+  cd "$root"
+  build_tools "$1"
+  tool="$build/tools/$1"
+  tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' EXIT
+}
+
 # Builds bifrost-sim (Release, one job) unless NO_BUILD=1, and sets $tool to it.
 build_sim() {
   if [ "${NO_BUILD:-0}" != 1 ]; then

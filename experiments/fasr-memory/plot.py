@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Plots NIC recovery memory vs the number of QPs per engine from results.csv (FaSR Fig. 8(b)).
 
-Left: the SR overhead, N x per-QP bytes + shared bytes, which Fig. 8(b) plots (GBN keeps no SR
-state: zero, off a log axis). Right: the total per QP, with the 256 B base context.
-Crossovers are the tool's (column fasr_below_from), not computed here.
+Left, the headline: the SR overhead (N x per-QP bytes + shared bytes) by the paper's section V-A
+accounting, which Fig. 8(b) plots. Right, the sensitivity: the same quantity counted from what
+each engine here keeps on the NIC, the sender's state included (implemented_footprint()). GBN
+keeps no SR state: zero, off a log axis. Crossovers are the tool's (column fasr_below_from).
 
 Usage: plot.py [DIR]   (DIR holds results.csv; memory_vs_qps.png is written there)
 """
@@ -24,73 +25,72 @@ def load(here):
         return list(csv.DictReader(f))
 
 
-def series(rows, name, engine, column):
-    pts = sorted((int(r["qps"]), int(r[column])) for r in rows
-                 if r["series"] == name and r["engine"] == engine)
+def series(rows, name, accounting, engine):
+    pts = sorted((int(r["qps"]), int(r["sr_overhead_bytes"])) for r in rows
+                 if r["series"] == name and r["accounting"] == accounting
+                 and r["engine"] == engine)
     return [n for n, _ in pts], [v for _, v in pts]
 
 
-def first(rows, name, engine):
-    return next(r for r in rows if r["series"] == name and r["engine"] == engine)
+def first(rows, name, accounting, engine):
+    return next(r for r in rows if r["series"] == name and r["accounting"] == accounting
+                and r["engine"] == engine)
+
+
+def panel(ax, rows, accounting, lines, title):
+    for name, engine, label, style in lines:
+        x, y = series(rows, name, accounting, engine)
+        ax.plot(x, y, style, color=COLORS[engine], lw=2, label=label)
+    for engine, y in (("irn", 0.93), ("srnic", 0.80)):
+        n = first(rows, "bdp74", accounting, engine)["fasr_below_from"]
+        if not n:
+            continue
+        ax.axvline(int(n), color=COLORS[engine], ls=":", lw=1.2)
+        ax.text(int(n) * 1.08, y, f"FaSR < {engine.upper()}\nfrom N = {n}",
+                transform=ax.get_xaxis_transform(), color=COLORS[engine], fontsize=9, va="top")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("QPs on the NIC (N)")
+    ax.set_ylabel("SR overhead, bytes (N x per-QP + shared)")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
 
 
 def main():
     here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     rows = load(here)
-    bdp = first(rows, "paper", "irn")["bdp_packets"]
-    pool = int(first(rows, "paper", "fasr")["shared_bytes"])
-    pool_iiid = int(first(rows, "pool_iiid", "fasr")["shared_bytes"])
-    bdp2 = first(rows, "bdp128", "irn")["bdp_packets"]
-    lines = [  # (series, engine, label, style)
-        ("paper", "irn", f"IRN, BDP {bdp} packets", "-"),
-        ("bdp128", "irn", f"IRN, BDP {bdp2} packets", "--"),
-        ("paper", "srnic", "SRNIC (bitmap in host memory)", "-"),
-        ("paper", "fasr", f"FaSR, {pool:,} B pool", "-"),
-        ("pool_iiid", "fasr", f"FaSR, III-D pool ({pool_iiid} B)", "--"),
+    bdp = first(rows, "bdp74", "paper", "irn")["bdp_packets"]
+    bdp2 = first(rows, "bdp128", "paper", "irn")["bdp_packets"]
+
+    def per_qp(name, accounting, engine):
+        return first(rows, name, accounting, engine)["per_qp_bytes"]
+
+    def shared(name, accounting):
+        return int(first(rows, name, accounting, "fasr")["shared_bytes"])
+
+    paper_lines = [  # (series, engine, label, style)
+        ("bdp74", "irn", f"IRN, 20 B + 5 bitmaps of {bdp} bits", "-"),
+        ("bdp128", "irn", f"IRN, 5 bitmaps of {bdp2} bits", "--"),
+        ("bdp74", "srnic", "SRNIC, 12 B", "-"),
+        ("bdp74", "fasr", f"FaSR, 1 B + {shared('bdp74', 'paper'):,} B", "-"),
     ]
-
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.2))
-    for name, engine, label, style in lines:
-        x, y = series(rows, name, engine, "sr_overhead_bytes")
-        ax.plot(x, y, style, color=COLORS[engine], lw=2, label=label)
-        x, total = series(rows, name, engine, "total_bytes")
-        ax2.plot(x, [t / n for n, t in zip(x, total)], style, color=COLORS[engine], lw=2,
-                 label=label)
-    x, total = series(rows, "paper", "gbn", "total_bytes")
-    ax2.plot(x, [t / n for n, t in zip(x, total)], "-", color=COLORS["gbn"], lw=2,
-             label="GBN (no SR state)")
-
-    # The crossovers the tool found for the paper's setting.
-    for engine, y in (("irn", 0.93), ("srnic", 0.85)):
-        n = first(rows, "paper", engine)["fasr_below_from"]
-        if not n:
-            continue
-        for a in (ax, ax2):
-            a.axvline(int(n), color=COLORS[engine], ls=":", lw=1.2)
-        ax.text(int(n) * 1.08, y, f"FaSR < {engine.upper()}\nfrom N = {n}",
-                transform=ax.get_xaxis_transform(), color=COLORS[engine], fontsize=9, va="top")
-
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("QPs on the NIC (N)")
-    ax.set_ylabel("SR overhead, bytes (N x per-QP + shared)")
-    ax.set_title("(b) SR memory overhead vs QPs (GBN: 0)")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
-
-    ax2.set_xscale("log")
-    ax2.set_yscale("log")
-    ax2.set_ylim(200, 2200)
-    ax2.set_yticks([256, 300, 400, 600, 1000, 2000])
-    ax2.get_yaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
-    ax2.get_yaxis().set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax2.set_xlabel("QPs on the NIC (N)")
-    ax2.set_ylabel("total recovery memory per QP, bytes (incl. 256 B base)")
-    ax2.set_title("Total per QP")
-    ax2.grid(True, which="both", alpha=0.3)
-    ax2.legend(fontsize=8, loc="upper right")
-
-    fig.suptitle(f"NIC memory of loss recovery, FaSR accounting (section V-A); BDP {bdp} packets "
+    implemented_lines = [
+        ("bdp74", "irn", f"IRN, {per_qp('bdp74', 'implemented', 'irn')} B (3 bitmaps + state)",
+         "-"),
+        ("bdp74", "srnic",
+         f"SRNIC, {per_qp('bdp74', 'implemented', 'srnic')} B (NIC word + sender)", "-"),
+        ("bdp74", "fasr",
+         f"FaSR, {per_qp('bdp74', 'implemented', 'fasr')} B + "
+         f"{shared('bdp74', 'implemented'):,} B pool", "-"),
+        ("pool_iiid", "fasr",
+         f"FaSR, III-D pool ({shared('pool_iiid', 'implemented')} B)", "--"),
+    ]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 5.2), sharey=True)
+    panel(ax, rows, "paper", paper_lines, "(a) the paper's accounting (section V-A): Fig. 8(b)")
+    panel(ax2, rows, "implemented", implemented_lines,
+          "(b) as implemented here, sender state included")
+    fig.suptitle(f"SR memory overhead vs QPs (GBN: 0); BDP {bdp} packets "
                  "= 100 Gb/s x 6 us / 1 KB MTU", fontsize=11)
     fig.tight_layout()
     out = os.path.join(here, "memory_vs_qps.png")

@@ -23,8 +23,8 @@ LINK_DELAY_US = 5
 # 1 - (1 - p)^2 = 0.01.
 HOST_LOSS = 1 - 0.99 ** 0.5
 # A 270 B pool in the proportions of the paper's III-D example (20 units : 70 blocks of 10
-# bits): 6 units of 38 B and 20 blocks of 10 bits + 5-bit next pointer, plus availability
-# bits, is 269 B (rnic::recovery::fasr_pool_bytes).
+# bits): 6 units of 305 bits (the paper's 38 B) and 20 blocks of 10 bits + 5-bit next pointer,
+# plus availability bits, is 270 B (rnic::recovery::fasr_pool_bytes; 269 B with 304-bit units).
 POOL = {"fasr_units": 6, "fasr_blocks": 20, "fasr_block_bits": 10}
 # One BDP in flight per QP (100 Gb/s x 40 us = 500 KB = 488 packets of 1 KB), rounded up.
 BDP_PACKETS = 512

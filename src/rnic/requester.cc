@@ -210,6 +210,7 @@ void Requester::build(const Slot& slot, uint32_t psn, world::Packet& out, uint32
   if (qp_.type() == QpType::rc && nic_.recovery().selective() && !is_read(slot.wr)) {
     wire::SrExtension& sr = out.roce.sr;
     sr.present = true;
+    sr.lean = nic_.recovery().lean_sr_header();
     const bool write = is_write(slot.wr.opcode);
     sr.address = write ? slot.wr.remote_addr : 0;
     sr.key = write ? slot.wr.rkey : 0;
@@ -244,6 +245,11 @@ void Requester::receive(const world::Packet& packet) {
   switch (wire::ack_kind(aeth)) {
     case wire::AckKind::kAck:
       acknowledge_to(wire::psn_add(psn, 1));
+      if (packet.roce.sr.present) {
+        // FaSR's AACK: the receiver's lost-cnt, after the ACK moved una.
+        const wire::FasrSackInfo info = wire::decode_fasr_info(packet.roce.sr.key);
+        engine_->on_aack(info.lost_cnt, info.overflow);
+      }
       break;
     case wire::AckKind::kRnrNak:
       acknowledge_to(psn);

@@ -518,10 +518,17 @@ void Responder::send_ack(wire::Aeth aeth, uint32_t psn, std::optional<uint32_t> 
   h.bth.dest_qp = qp_.query().dest_qp_num;
   h.bth.psn = psn & wire::kPsnMask;
   h.aeth = aeth;
+  h.sr.lean = nic_.recovery().lean_sr_header();
   if (sacked) {
     h.sr.present = true;
     h.sr.sequence = *sacked;
     h.sr.key = sack_info;
+  } else if (wire::ack_kind(aeth) == wire::AckKind::kAck) {
+    // FaSR's AACK: an ACK carries lost-cnt while the receiver is in loss recovery.
+    if (const auto info = engine_->ack_info()) {
+      h.sr.present = true;
+      h.sr.key = *info;
+    }
   }
   since_ack_ = 0;
   if (!reads_.empty()) {

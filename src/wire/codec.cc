@@ -44,6 +44,28 @@ std::size_t udp_payload_size(Opcode op, std::size_t payload_size) {
   return header_size(op) + payload_size + pad_for(payload_size) + kIcrcSize;
 }
 
+std::size_t sr_extension_size(const RoceHeaders& headers) {
+  if (!headers.sr.present) return 0;
+  if (!headers.sr.lean) return kSrExtensionSize;
+  const Opcode op = headers.bth.opcode;
+  if (op == Opcode::kRcAcknowledge) {
+    return ack_kind(headers.aeth) == AckKind::kAck ? kLeanAackExtensionSize
+                                                   : kLeanSackExtensionSize;
+  }
+  switch (op) {
+    case Opcode::kRcWriteFirst:
+    case Opcode::kRcWriteMiddle:
+    case Opcode::kRcWriteLast:
+    case Opcode::kRcWriteOnly:
+      return kLeanWriteExtensionSize;
+    case Opcode::kRcWriteLastImm:
+    case Opcode::kRcWriteOnlyImm:
+      return kLeanWriteImmExtensionSize;
+    default:
+      return kLeanSendExtensionSize;  // SEND packets, the only others that carry it
+  }
+}
+
 std::size_t udp_payload_size(const RoceHeaders& headers, std::size_t payload_size) {
   return udp_payload_size(headers.bth.opcode, payload_size) +
          (headers.sr.present ? kSrExtensionSize : 0);

@@ -1,6 +1,6 @@
-// FaSR's NIC memory accounting with the paper's constants (section V-A, III-D), and the
-// Fig. 8(b) crossover that must follow from it: the number of QPs above which FaSR needs the
-// least recovery memory of every selective engine.
+// FaSR's NIC memory: the level-1 unit's layout (section III-D), the pool's size, the paper's
+// accounting (section V-A) and the Fig. 8(b) crossover that follows from it, and the
+// like-for-like count of what every engine here keeps on the NIC, the sender's state included.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,6 +8,8 @@
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/recovery/engine.h"
 #include "bifrost/rnic/recovery/fasr.h"
+#include "bifrost/rnic/recovery/fasr_pool.h"
+#include "bifrost/rnic/recovery/fasr_unit_layout.h"
 
 namespace bifrost::rnic::recovery {
 namespace {
@@ -26,46 +28,84 @@ RecoveryConfig config(EngineKind kind) {
   return c;
 }
 
-TEST(FasrMemory, SectionIIIDSizingIs920Bytes) {
-  // 20 units of 38 B + 70 blocks of 10 bits, with their next pointers and availability bits.
-  EXPECT_EQ(fasr_pool_bytes(FasrPoolConfig{20, 70, 10}), 920u);
+// The level-1 unit as section III-D lays it out: 20 B of state and, for five bitmaps, two
+// 1-byte pointers, a 10-bit compression-cnt and a 3-bit lost-cnt: 305 bits, the paper's 38 B.
+TEST(FasrMemory, UnitLayoutIsThePapers38Bytes) {
+  constexpr FasrUnitLayout layout;
+  EXPECT_EQ(layout.pointer_bits, 8u);
+  EXPECT_EQ(layout.per_bitmap_bits(), 2 * 8u + 10 + 3);
+  EXPECT_EQ(layout.bits(), 160u + 5 * 29);
+  EXPECT_EQ(layout.bits(), 305u);
+  EXPECT_EQ(layout.bits() / 8, FasrUnitLayout::kPaperBytes);  // 38.1 B, "38B"
+  // The counters' widths bound what they count.
+  EXPECT_EQ(FasrPool::kMaxCompression, 1023);
+  EXPECT_EQ(FasrPool::kMaxLostCnt, 7);
+  // 1-byte pointers name 256 blocks; a larger pool needs wider ones.
+  EXPECT_EQ(fasr_unit_layout(70).bits(), 305u);
+  EXPECT_EQ(fasr_unit_layout(256).bits(), 305u);
+  EXPECT_EQ(fasr_unit_layout(257).pointer_bits, 9u);
+  EXPECT_EQ(fasr_unit_layout(257).bits(), 315u);
 }
 
-TEST(FasrMemory, DefaultPoolFitsThePapers1600Bytes) {
-  const auto engine = make_engine(config(EngineKind::fasr));
-  const MemoryFootprint f = engine->footprint();
-  EXPECT_EQ(f.per_qp_bytes, 1u);
-  EXPECT_LE(f.shared_bytes, 1600u);
-  EXPECT_GT(f.shared_bytes, 1590u);  // the largest 16-bit-block pool that fits
-  EXPECT_EQ(FasrPoolConfig{}.block_bits, 16u);
+TEST(FasrMemory, SectionIIIDSizingIs923Bytes) {
+  // 20 units of 305 bits + 70 blocks of 10 bits with 7-bit next pointers, and an availability
+  // bit each: 7,380 bits, the paper's "0.92 KB".
+  EXPECT_EQ(fasr_pool_bytes(FasrPoolConfig{20, 70, 10}), 923u);
 }
 
-TEST(FasrMemory, CrossoverWithEveryOtherSelectiveEngineIsNear145Qps) {
+TEST(FasrMemory, DefaultPoolIsTheLargestWithinThePapers1600BytesThatTheUnitCanAddress) {
+  const FasrPoolConfig pool{};
+  EXPECT_EQ(pool.block_bits, 16u);
+  EXPECT_EQ(pool.blocks, 256u);
+  // 20 x (305 + 1) + 256 x (16 + 8 + 1) bits.
+  EXPECT_EQ(fasr_pool_bytes(pool), 1565u);
+  EXPECT_GT(fasr_pool_bytes(FasrPoolConfig{20, 257, 16}), 1600u);
+}
+
+// The first QP count from which FaSR's SR overhead stays below `other`'s, by `count`.
+uint64_t crossover(const Engine& fasr, const Engine& other,
+                   MemoryFootprint (Engine::*count)() const) {
+  const MemoryFootprint f = (fasr.*count)();
+  const MemoryFootprint o = (other.*count)();
+  for (uint64_t n = 1; n < 100000; ++n) {
+    if (n * f.per_qp_bytes + f.shared_bytes < n * o.per_qp_bytes + o.shared_bytes) return n;
+  }
+  return 0;
+}
+
+// Section V-A's accounting and Fig. 8(b): "1B of SR state pointer per QP and 1600B of SR
+// state share overhead" against SRNIC's 12 B and IRN's 20 B + five BDP bitmaps: FaSR needs the
+// least "when the number of QPs exceeds 145".
+TEST(FasrMemory, PapersAccountingCrossesSrnicAbove145Qps) {
   const auto fasr = make_engine(config(EngineKind::fasr));
   const auto irn = make_engine(config(EngineKind::irn));
   const auto srnic = make_engine(config(EngineKind::srnic));
+  EXPECT_EQ(fasr->footprint().per_qp_bytes, 1u);
+  EXPECT_EQ(fasr->footprint().shared_bytes, 1600u);
   EXPECT_EQ(irn->footprint().per_qp_bytes, 20u + 5 * 10);  // five 74-bit bitmaps
   EXPECT_EQ(srnic->footprint().per_qp_bytes, 12u);
-  // The first QP count from which FaSR needs less than IRN, and less than both.
-  uint64_t beats_irn = 0;
-  uint64_t beats_all = 0;
-  for (uint64_t n = 1; n < 100000 && beats_all == 0; ++n) {
-    const uint64_t f = total(*fasr, n);
-    if (beats_irn == 0 && f < total(*irn, n)) beats_irn = n;
-    if (f < total(*irn, n) && f < total(*srnic, n)) beats_all = n;
-  }
-  RecordProperty("crossover_irn", std::to_string(beats_irn));
-  RecordProperty("crossover_all", std::to_string(beats_all));
-  // 1600 + N = 12 N (beyond the shared 256 B base) at about N = 145: SRNIC's 12 B per QP is
-  // the closest competitor; IRN's bitmaps are overtaken far sooner.
-  EXPECT_GE(beats_all, 140u);
-  EXPECT_LE(beats_all, 150u);
-  EXPECT_LT(beats_irn, 30u);
-  // Once ahead, FaSR stays ahead.
-  for (uint64_t n : {beats_all, beats_all * 10, uint64_t{5000}}) {
-    EXPECT_LT(total(*fasr, n), total(*srnic, n)) << n;
-  }
-  EXPECT_GE(total(*fasr, beats_all - 1), total(*srnic, beats_all - 1));
+  EXPECT_EQ(crossover(*fasr, *srnic, &Engine::footprint), 146u);  // 1600 / 11 = 145.5
+  EXPECT_EQ(crossover(*fasr, *irn, &Engine::footprint), 24u);     // 1600 / 69 = 23.2
+  EXPECT_GE(total(*fasr, 145), total(*srnic, 145));
+  EXPECT_LT(total(*fasr, 146), total(*srnic, 146));
+}
+
+// The like-for-like count: what each engine here keeps on the NIC, the sender's state too.
+TEST(FasrMemory, ImplementedAccountingCountsBothHalves) {
+  const auto gbn = make_engine(config(EngineKind::gbn));
+  const auto fasr = make_engine(config(EngineKind::fasr));
+  const auto irn = make_engine(config(EngineKind::irn));
+  const auto srnic = make_engine(config(EngineKind::srnic));
+  EXPECT_EQ(gbn->implemented_footprint().per_qp_bytes, 0u);
+  // Two 8-bit unit pointers and six flags; the pool as laid out.
+  EXPECT_EQ(fasr->implemented_footprint().per_qp_bytes, 3u);
+  EXPECT_EQ(fasr->implemented_footprint().shared_bytes, 1565u);
+  // IRN: received (74) + SACKed and resent (2 x 74) + 73 bits of sender state = 295 bits.
+  EXPECT_EQ(irn->implemented_footprint().per_qp_bytes, 37u);
+  // SRNIC: the NIC's bitmap word and index (82) + the same sender (221) = 303 bits.
+  EXPECT_EQ(srnic->implemented_footprint().per_qp_bytes, 38u);
+  EXPECT_EQ(crossover(*fasr, *srnic, &Engine::implemented_footprint), 45u);  // 1565 / 35
+  EXPECT_EQ(crossover(*fasr, *irn, &Engine::implemented_footprint), 47u);    // 1565 / 34
 }
 
 TEST(FasrMemory, InvalidPoolsAreRefusedWithAReason) {

@@ -25,8 +25,9 @@ FasrPoolConfig small() {
 TEST(FasrOccupancy, BlockEntryBitsAreTheBitmapAndTheNextPointer) {
   EXPECT_EQ(fasr_block_entry_bits(small()), 12u);
   EXPECT_EQ(fasr_block_entry_bits(FasrPoolConfig{20, 257, 16}), 16u + 9u);
+  EXPECT_EQ(fasr_unit_bits(small()), 305u);
   // The pool's size is what it holds plus one availability bit per entry.
-  EXPECT_EQ(fasr_pool_bytes(small()), (2 * (kFasrUnitBits + 1) + 4 * 13 + 7) / 8);
+  EXPECT_EQ(fasr_pool_bytes(small()), (2 * (305 + 1) + 4 * 13 + 7) / 8);
 }
 
 TEST(FasrOccupancy, IntegratesUnitsBlocksAndBytesOverTime) {
@@ -53,11 +54,11 @@ TEST(FasrOccupancy, IntegratesUnitsBlocksAndBytesOverTime) {
   EXPECT_DOUBLE_EQ(o.mean_units(), 1.05);
   // Blocks: 2 in [30, 50): 40 block-us.
   EXPECT_DOUBLE_EQ(o.mean_blocks(), 0.4);
-  // Bytes: (105 x 304 + 40 x 12) bit-us / 100 us / 8.
-  EXPECT_DOUBLE_EQ(o.mean_bytes(), (105.0 * 304 + 40.0 * 12) / 100 / 8);
+  // Bytes: (105 x 305 + 40 x 12) bit-us / 100 us / 8.
+  EXPECT_DOUBLE_EQ(o.mean_bytes(), (105.0 * 305 + 40.0 * 12) / 100 / 8);
   EXPECT_EQ(o.units_exhausted, Time::us(10));
   // The most at once: two units and two blocks in [40, 50).
-  EXPECT_EQ(pool.usage().peak_bits, 2 * kFasrUnitBits + 2 * 12);
+  EXPECT_EQ(pool.usage().peak_bits, 2 * 305u + 2 * 12);
   EXPECT_EQ(pool.usage().peak_units, 2u);
   EXPECT_EQ(pool.usage().peak_blocks, 2u);
 
@@ -73,7 +74,7 @@ TEST(FasrOccupancy, WithoutAClockOnlyCountersAndPeaksAreKept) {
   const FasrPoolOccupancy o = pool.occupancy();
   EXPECT_EQ(o.observed(), Time::zero());
   EXPECT_EQ(o.mean_units(), 0.0);
-  EXPECT_EQ(pool.usage().peak_bits, kFasrUnitBits);
+  EXPECT_EQ(pool.usage().peak_bits, 305u);
 }
 
 TEST(FasrOccupancy, ADeviceStartsItsPoolsClockWhenItIsMade) {

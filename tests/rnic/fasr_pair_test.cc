@@ -31,8 +31,14 @@ const recovery::FasrPool& pool_of(const NicPair::Side& side) {
 bool is_data(const world::Packet& p) {
   return p.roce.bth.opcode != wire::Opcode::kRcAcknowledge;
 }
+// A SACK is a NAK-shaped ACK with an SR extension; an ACK with one is FaSR's AACK.
 bool is_sack(const world::Packet& p) {
-  return p.roce.bth.opcode == wire::Opcode::kRcAcknowledge && p.roce.sr.present;
+  return p.roce.bth.opcode == wire::Opcode::kRcAcknowledge && p.roce.sr.present &&
+         wire::ack_kind(p.roce.aeth) == wire::AckKind::kNak;
+}
+bool is_aack(const world::Packet& p) {
+  return p.roce.bth.opcode == wire::Opcode::kRcAcknowledge && p.roce.sr.present &&
+         wire::ack_kind(p.roce.aeth) == wire::AckKind::kAck;
 }
 
 NicPairConfig fasr_config() {
@@ -50,7 +56,9 @@ struct Script {
 struct Result {
   DataPathCounters a;
   DataPathCounters b;
-  recovery::FasrPoolUsage pool;  // the receiver's
+  recovery::FasrPoolUsage pool;         // the receiver's
+  recovery::FasrPoolUsage sender_pool;  // the sender's
+  uint64_t aacks = 0;                   // ACKs that carried lost-cnt
 };
 
 // One 64-packet WRITE under `script`; checks delivery and the pool, returns the counters.
@@ -63,7 +71,9 @@ Result write_with(Script& script, uint32_t length = 64 * 1024) {
     script.data_psns.erase(it);
     return true;
   });
-  pair.wire().set_drop_filter(1, [&script](const world::Packet& p) {
+  uint64_t aacks = 0;
+  pair.wire().set_drop_filter(1, [&script, &aacks](const world::Packet& p) {
+    if (is_aack(p)) ++aacks;
     if (!is_sack(p) || script.sacks == 0) return false;
     --script.sacks;
     return true;
@@ -80,10 +90,12 @@ Result write_with(Script& script, uint32_t length = 64 * 1024) {
   EXPECT_TRUE(same_content(*pair.a().memory, kSrc, *pair.b().memory, kDst, length));
   EXPECT_TRUE(untouched(*pair.b().memory, kDst + length, 4096));
   EXPECT_TRUE(script.data_psns.empty()) << "a scripted drop never happened";
-  EXPECT_EQ(pool_of(pair.b()).usage().units_in_use, 0u);
-  EXPECT_EQ(pool_of(pair.b()).usage().blocks_in_use, 0u);
+  for (const NicPair::Side* side : {&pair.a(), &pair.b()}) {
+    EXPECT_EQ(pool_of(*side).usage().units_in_use, 0u);
+    EXPECT_EQ(pool_of(*side).usage().blocks_in_use, 0u);
+  }
   return {pair.a().device->data_path_counters(), pair.b().device->data_path_counters(),
-          pool_of(pair.b()).usage()};
+          pool_of(pair.b()).usage(), pool_of(pair.a()).usage(), aacks};
 }
 
 TEST(FasrPair, SingleLossIsRepairedOnceWithoutATimeout) {
@@ -98,6 +110,9 @@ TEST(FasrPair, SingleLossIsRepairedOnceWithoutATimeout) {
   EXPECT_EQ(r.pool.slow_recoveries, 0u);
   EXPECT_GT(r.pool.fast_path_packets, 0u);
   EXPECT_EQ(r.pool.slow_path_packets, 0u);
+  // The sender took one unit from its own NIC's pool at the first SACK, and no blocks.
+  EXPECT_EQ(r.sender_pool.sender_unit_allocations, 1u);
+  EXPECT_EQ(r.sender_pool.block_allocations, 0u);
 }
 
 TEST(FasrPair, BurstIsRepairedOnTheSlowPath) {
@@ -108,6 +123,11 @@ TEST(FasrPair, BurstIsRepairedOnTheSlowPath) {
   EXPECT_EQ(r.pool.fast_recoveries, 0u);
   EXPECT_EQ(r.pool.slow_recoveries, 1u);
   EXPECT_GT(r.pool.slow_path_packets, 0u);
+  // The sender's slow path: a unit with bitmap blocks. The receiver's ACKs during recovery
+  // carried lost-cnt (AACKs).
+  EXPECT_EQ(r.sender_pool.sender_unit_allocations, 1u);
+  EXPECT_GT(r.sender_pool.block_allocations, 0u);
+  EXPECT_GT(r.aacks, 0u);
 }
 
 TEST(FasrPair, LostRetransmissionOnTheSlowPathIsFnackedNotTimedOut) {
@@ -154,7 +174,9 @@ struct ManyQps {
 
 struct ManyOutcome {
   uint64_t lost = 0;
-  uint64_t fallbacks = 0;
+  uint64_t fallbacks = 0;  // the receiver's
+  uint64_t sender_units = 0;
+  uint64_t sender_fallbacks = 0;
   uint32_t peak_units = 0;
 };
 
@@ -228,6 +250,8 @@ ManyOutcome run_many(const ManyQps& m) {
   ManyOutcome out;
   out.lost = pair.wire().counters(0).lost + pair.wire().counters(1).lost;
   out.fallbacks = pool_of(b).usage().fallbacks;
+  out.sender_units = pool_of(a).usage().sender_unit_allocations;
+  out.sender_fallbacks = pool_of(a).usage().sender_fallbacks;
   out.peak_units = pool_of(b).usage().peak_units;
   return out;
 }
@@ -239,6 +263,7 @@ uint32_t many_qp_count(size_t seeds) {
 TEST(FasrProperty, ManyQpsUnderRandomLossDeliverExactlyOnceAndFreeThePool) {
   const auto seeds = bifrost::testing::property_seeds(3);
   uint64_t lost = 0;
+  uint64_t sender_units = 0;
   for (const uint64_t seed : seeds) {
     RandomStream random(seed, "fasr_many_loss");
     ManyQps m;
@@ -248,14 +273,17 @@ TEST(FasrProperty, ManyQpsUnderRandomLossDeliverExactlyOnceAndFreeThePool) {
     SCOPED_TRACE(::testing::Message() << "seed " << seed << ", loss " << m.loss);
     const ManyOutcome out = run_many(m);
     lost += out.lost;
+    sender_units += out.sender_units;
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GT(lost, 0u);
+  EXPECT_GT(sender_units, 0u);  // the senders kept their recovery state in the pool
 }
 
 TEST(FasrProperty, TinyPoolFallsBackToGoBackNAndStillDelivers) {
   const auto seeds = bifrost::testing::property_seeds(3);
   uint64_t fallbacks = 0;
+  uint64_t sender_units = 0;
   for (const uint64_t seed : seeds) {
     SCOPED_TRACE(::testing::Message() << "seed " << seed);
     ManyQps m;
@@ -266,9 +294,13 @@ TEST(FasrProperty, TinyPoolFallsBackToGoBackNAndStillDelivers) {
     const ManyOutcome out = run_many(m);
     EXPECT_LE(out.peak_units, 1u);
     fallbacks += out.fallbacks;
+    sender_units += out.sender_units;
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GT(fallbacks, 0u);
+  // The receivers' fallbacks NAK, so few senders ever see a SACK; those that do take the
+  // sending NIC's one unit (fasr_sender_test.cc covers a sender finding none).
+  EXPECT_GT(sender_units, 0u);
 }
 
 }  // namespace

@@ -1,13 +1,12 @@
-// FaSR's receiver and sender state machines driven directly on scripted loss patterns: the fast
-// and slow paths, compression-cnt, lost-cnt overflow, FNACK, the pool's GBN fallback, and the
-// sender's reaction to SACKs, lost SACKs, timeouts and FNACKs by lost-cnt.
+// FaSR's receiver state machine driven directly on scripted loss patterns: the fast and slow
+// paths, compression-cnt and its disable rule, lost-cnt overflow, FNACK, the AACK's lost-cnt,
+// and the pool's GBN fallback. The sender is in fasr_sender_test.cc.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <vector>
 
 #include "bifrost/rnic/recovery/fasr_pool.h"
-#include "bifrost/rnic/recovery/fasr_requester.h"
 #include "bifrost/rnic/recovery/fasr_responder.h"
 #include "bifrost/wire/headers.h"
 
@@ -166,8 +165,9 @@ TEST(FasrReceiver, EmptyPoolFallsBackToGoBackNUntilRecoveryCompletes) {
   EXPECT_EQ(shared->usage().fallbacks, 1u);
   EXPECT_EQ(second.arrive(0), Arrival::in_order);
   EXPECT_FALSE(second.rx.go_back_n());
-  // 3 lost too: the first QP enters the slow path (2 compressed, one block [3, 13)); 15 needs
-  // a second block: it falls back, keeping what it recorded.
+  // 3 lost too: the first QP enters the slow path (the run of one PSN, 2, is under a block, so
+  // it is kept as a bit: one block [2, 12)); 15 needs a second block: it falls back, keeping
+  // what it recorded.
   first.arrive(4);
   ASSERT_EQ(first.rx.path(), Path::slow);
   EXPECT_EQ(first.arrive(15), Arrival::drop);
@@ -258,94 +258,47 @@ TEST(FasrReceiver, WorksAcrossThePsnWrap) {
   EXPECT_EQ(r.expected, 3u);
 }
 
-RecoveryConfig sender_config() {
-  RecoveryConfig c;
-  c.kind = EngineKind::fasr;
-  c.bdp_packets = 64;
-  return c;
+// Section III-D: "If the offset between RCV-NXT and sack-high is less than the size of one
+// bitmap block when transitioning to the slow path, the compression-cnt is set to zero".
+TEST(FasrReceiver, CompressionIsDisabledForARunUnderOneBlock) {
+  Receiver r(pool(20, 70, 10));
+  r.arrive(0);
+  for (uint32_t p = 2; p < 11; ++p) r.arrive(p);  // 1 lost; a run of 9 PSNs, under a block
+  ASSERT_EQ(r.rx.path(), Path::fast);
+  r.arrive(12);  // 11 lost too: into the slow path
+  EXPECT_EQ(r.rx.path(), Path::slow);
+  EXPECT_EQ(r.rx.compression(), 0);
+  // The run is in bits from RCV-NXT + 1 = 2: blocks [2, 12) and [12, 22).
+  EXPECT_EQ(r.rx.blocks(), 2u);
+  EXPECT_EQ(r.arrive(5), Arrival::duplicate);  // recorded as a bit
+  EXPECT_EQ(r.arrive(1), Arrival::in_order);
+  EXPECT_EQ(r.expected, 11u);
+  EXPECT_EQ(r.arrive(11), Arrival::in_order);
+  EXPECT_EQ(r.expected, 13u);
+  EXPECT_EQ(r.pool->usage().blocks_in_use, 0u);
+  // A run of exactly one block compresses.
+  Receiver s(pool(20, 70, 10));
+  s.arrive(0);
+  for (uint32_t p = 2; p < 12; ++p) s.arrive(p);  // a run of 10
+  s.arrive(13);
+  EXPECT_EQ(s.rx.compression(), 10);
+  EXPECT_EQ(s.rx.blocks(), 1u);  // [12, 22)
 }
 
-std::vector<uint32_t> drain(FasrRequester& tx, uint32_t una, uint32_t snd_max) {
-  std::vector<uint32_t> out;
-  while (const auto psn = tx.next_retransmission(una, snd_max)) out.push_back(*psn);
-  return out;
-}
-
-void sack(FasrRequester& tx, uint32_t una, uint32_t psn, uint32_t snd_max, uint8_t lost,
-          bool overflow = false) {
-  tx.on_sack_state(lost, overflow);
-  tx.on_sack(una, psn, snd_max);
-}
-
-TEST(FasrSender, FirstSackResendsUnackToTheSackAtOnce) {
-  FasrRequester tx(sender_config());
-  tx.on_ack(0);
-  sack(tx, 5, 8, 20, 3);  // 5, 6, 7 lost
-  EXPECT_TRUE(tx.recovering());
-  EXPECT_EQ(drain(tx, 5, 20), (std::vector<uint32_t>{5, 6, 7}));
-  sack(tx, 5, 9, 20, 3);  // contiguous: nothing to resend
-  EXPECT_TRUE(drain(tx, 5, 20).empty());
-  tx.on_ack(10);
-  EXPECT_FALSE(tx.recovering());
-}
-
-TEST(FasrSender, DiscontiguousSackResendsOnlyWhenLostCntGrew) {
-  FasrRequester tx(sender_config());
-  tx.on_ack(0);
-  sack(tx, 5, 6, 30, 1);  // 5 lost: fast path
-  EXPECT_EQ(drain(tx, 5, 30), (std::vector<uint32_t>{5}));
-  // The SACKs of 7 and 8 were lost; 9 still says lost-cnt 1: 7 and 8 arrived.
-  sack(tx, 5, 9, 30, 1);
-  EXPECT_TRUE(drain(tx, 5, 30).empty());
-  // 10 and 11 were lost: lost-cnt grew to 3.
-  sack(tx, 5, 12, 30, 3);
-  EXPECT_EQ(drain(tx, 5, 30), (std::vector<uint32_t>{10, 11}));
-  // A timeout with lost-cnt > 1 resends UNACK and the holes up to sack-high, not 7 or 8.
-  tx.on_timeout(5, 30);
-  EXPECT_EQ(drain(tx, 5, 30), (std::vector<uint32_t>{5, 10, 11}));
-}
-
-TEST(FasrSender, TimeoutFollowsLostCnt) {
-  {
-    FasrRequester tx(sender_config());  // lost-cnt 0: go back to UNACK
-    tx.on_ack(0);
-    tx.on_timeout(3, 7);
-    EXPECT_EQ(drain(tx, 3, 7), (std::vector<uint32_t>{3, 4, 5, 6}));
-  }
-  {
-    FasrRequester tx(sender_config());  // lost-cnt 1: only UNACK
-    tx.on_ack(0);
-    sack(tx, 3, 4, 10, 1);
-    drain(tx, 3, 10);
-    tx.on_timeout(3, 10);
-    EXPECT_EQ(drain(tx, 3, 10), (std::vector<uint32_t>{3}));
-  }
-}
-
-TEST(FasrSender, FnackIsAnEarlyTimeoutOncePerNewAck) {
-  FasrRequester tx(sender_config());
-  tx.on_ack(0);
-  sack(tx, 1, 4, 10, 3);
-  EXPECT_EQ(drain(tx, 1, 10), (std::vector<uint32_t>{1, 2, 3}));
-  tx.on_fnack(1, 10);
-  EXPECT_EQ(drain(tx, 1, 10), (std::vector<uint32_t>{1, 2, 3}));
-  tx.on_fnack(1, 10);  // no new ACK since: ignored
-  EXPECT_TRUE(drain(tx, 1, 10).empty());
-  EXPECT_EQ(tx.early_timeouts(), 1u);
-  tx.on_ack(2);
-  EXPECT_EQ(tx.lost_cnt(), 2);  // the ACK passed one hole
-  tx.on_fnack(2, 10);
-  EXPECT_EQ(drain(tx, 2, 10), (std::vector<uint32_t>{2, 3}));
-  EXPECT_EQ(tx.early_timeouts(), 2u);
-}
-
-TEST(FasrSender, OverflowCountsAsGrowth) {
-  FasrRequester tx(sender_config());
-  tx.on_ack(0);
-  sack(tx, 0, 8, 40, 7, true);
-  drain(tx, 0, 40);
-  sack(tx, 0, 12, 40, 7, true);
-  EXPECT_EQ(drain(tx, 0, 40), (std::vector<uint32_t>{9, 10, 11}));
+// The AACK: ACKs carry lost-cnt while the receiver holds a unit, and nothing otherwise.
+TEST(FasrReceiver, AcksCarryLostCntOnlyDuringRecovery) {
+  Receiver r(pool());
+  r.arrive(0);
+  EXPECT_FALSE(r.rx.ack_info().has_value());
+  r.arrive(4);  // 1, 2, 3 lost
+  ASSERT_TRUE(r.rx.ack_info().has_value());
+  EXPECT_EQ(wire::decode_fasr_info(*r.rx.ack_info()).lost_cnt, 3);
+  r.arrive(1);  // the resend of 1: lost-cnt falls, and the ACK says so
+  EXPECT_EQ(wire::decode_fasr_info(*r.rx.ack_info()).lost_cnt, 2);
+  r.arrive(2);
+  r.arrive(3);  // recovery over: the unit is back, ACKs are plain again
+  EXPECT_EQ(r.expected, 5u);
+  EXPECT_FALSE(r.rx.ack_info().has_value());
 }
 
 TEST(FasrWire, SackInfoRoundTrips) {

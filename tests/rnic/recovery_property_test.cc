@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bifrost/core/rng.h"
+#include "bifrost/rnic/recovery/fasr.h"
 #include "data_path_support.h"
 #include "support/property.h"
 
@@ -55,6 +56,9 @@ struct Case {
   int max_large = 2;
   uint32_t first_psn = 0;
   bool pipeline = false;  // SRNIC's receive pipeline, so its bitmap accesses stall
+  // FaSR: its pool, and the paper's lean SR extensions.
+  recovery::FasrPoolConfig fasr_pool{};
+  bool lean_sr_header = false;
 };
 
 struct Outcome {
@@ -69,6 +73,10 @@ struct Outcome {
   uint64_t data_packets = 0;
   uint64_t stalls = 0;
   uint32_t next_psn = 0;  // side a's next PSN at the end
+  // FaSR: the sender's units and go-back fallbacks (side a), the receiver's fallbacks (b).
+  uint64_t sender_units = 0;
+  uint64_t sender_fallbacks = 0;
+  uint64_t receiver_fallbacks = 0;
 };
 
 // Skewed towards small: most messages fit in a packet or two, a few are up to 4 MB.
@@ -85,6 +93,8 @@ Outcome run_case(const Case& c) {
   RandomStream random(c.seed, "recovery_property");
   NicPairConfig config;
   config.device.recovery.kind = c.kind;
+  config.device.recovery.fasr_pool = c.fasr_pool;
+  config.device.recovery.lean_sr_header = c.lean_sr_header;
   if (c.pipeline) config.device.receive_pipeline = ReceivePipelineConfig{};
   config.first_psn = c.first_psn;
   constexpr uint32_t kMtus[] = {1024, 2048, 4096};
@@ -219,6 +229,17 @@ Outcome run_case(const Case& c) {
   out.data_packets = da.tx_packets - da.tx_acks;
   out.stalls = db.pipeline_stalls;
   out.next_psn = a.qp->requester()->next_psn();
+  if (c.kind == recovery::EngineKind::fasr) {
+    const auto& pa = dynamic_cast<const recovery::FasrEngine&>(a.device->recovery_engine()).pool();
+    const auto& pb = dynamic_cast<const recovery::FasrEngine&>(b.device->recovery_engine()).pool();
+    out.sender_units = pa.usage().sender_unit_allocations;
+    out.sender_fallbacks = pa.usage().sender_fallbacks;
+    out.receiver_fallbacks = pb.usage().fallbacks;
+    for (const auto* pool : {&pa, &pb}) {
+      EXPECT_EQ(pool->usage().units_in_use, 0u);
+      EXPECT_EQ(pool->usage().blocks_in_use, 0u);
+    }
+  }
   return out;
 }
 
@@ -282,6 +303,28 @@ TEST(RecoveryPropertySrnic, LossStallsTheReceivePipeline) {
       EXPECT_GT(out.stalls, 0u) << "lost " << out.lost_forward;
     }
   }
+}
+
+// FaSR's sender on every path: a pool of one unit and three 10-bit blocks on each NIC sends
+// the sender and the receiver to go-back-N whenever a burst outgrows it, and the lean SR
+// extensions change every frame's size. Delivery stays exactly once and in order.
+TEST(RecoveryPropertyFasr, TinyPoolAndLeanHeadersDeliverExactlyOnce) {
+  Outcome total;
+  for (const uint64_t seed : bifrost::testing::property_seeds()) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    Case c;
+    c.kind = recovery::EngineKind::fasr;
+    c.seed = seed + 31337;
+    c.fasr_pool = recovery::FasrPoolConfig{1, 3, 10};
+    c.lean_sr_header = true;
+    const Outcome out = run_case(c);
+    if (::testing::Test::HasFailure()) return;
+    total.sender_units += out.sender_units;
+    total.sender_fallbacks += out.sender_fallbacks;
+    total.receiver_fallbacks += out.receiver_fallbacks;
+  }
+  EXPECT_GT(total.sender_units, 0u);
+  EXPECT_GT(total.sender_fallbacks + total.receiver_fallbacks, 0u);
 }
 
 // PSNs start just below 2^24, so every run crosses the wrap under loss.

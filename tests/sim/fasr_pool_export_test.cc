@@ -90,8 +90,8 @@ TEST(FasrPoolExport, RecordsAreTheEnginesCountersAndTheirTimeAverages) {
   const auto pools = bench.flows.fasr_pools();
   ASSERT_TRUE(pools.has_value());
   EXPECT_EQ(pools->units, 20u);
-  EXPECT_EQ(pools->blocks, 257u);
-  EXPECT_EQ(pools->pool_bytes, 1598u);
+  EXPECT_EQ(pools->blocks, 256u);
+  EXPECT_EQ(pools->pool_bytes, 1565u);
   ASSERT_EQ(pools->nics.size(), hosts);
   uint64_t episodes = 0;
   for (uint32_t h = 0; h < hosts; ++h) {
@@ -136,7 +136,7 @@ TEST(FasrPoolExport, SummaryJsonAndCsvCarryThePools) {
   const auto& nics = s.metrics.fasr_pool->nics;
 
   const auto j = nlohmann::json::parse(read_file(dir / "summary.json"))["fasr_pool"];
-  EXPECT_EQ(j["pool_bytes"], 1598);
+  EXPECT_EQ(j["pool_bytes"], 1565);
   EXPECT_EQ(j["nics"], 4);
   uint64_t fallbacks = 0, episodes = 0, peak = 0;
   double mean = 0;

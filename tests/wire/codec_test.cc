@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bifrost/wire/frame.h"
 #include "samples.h"
 #include "test_util.h"
 
@@ -138,6 +139,43 @@ TEST(WireCodec, SrExtensionFollowsTheBthWhenItsReservedBitIsSet) {
   EXPECT_EQ(sack_decoded.value.headers, sack);
   const auto cut = std::span<const std::byte>(sack_bytes).first(kBthSize + 8 + kIcrcSize);
   EXPECT_FALSE(decode_udp_payload(cut).ok());
+}
+
+// FaSR's lean extension (section IV-D) is a size that links charge, not an encoding: the
+// codec writes the 24-byte form whatever `lean` says.
+TEST(WireCodec, LeanSrExtensionSizesArePapersAndTheEncodingStaysFull) {
+  auto size_of = [](Opcode op, bool lean, const Aeth& aeth = make_ack(0)) {
+    RoceHeaders h;
+    h.bth.opcode = op;
+    h.aeth = aeth;
+    h.sr.present = true;
+    h.sr.lean = lean;
+    return sr_extension_size(h);
+  };
+  EXPECT_EQ(size_of(Opcode::kRcSendMiddle, true), 6u);
+  EXPECT_EQ(size_of(Opcode::kRcSendOnlyImm, true), 6u);
+  EXPECT_EQ(size_of(Opcode::kRcWriteMiddle, true), 8u);
+  EXPECT_EQ(size_of(Opcode::kRcWriteFirst, true), 8u);
+  EXPECT_EQ(size_of(Opcode::kRcWriteLastImm, true), 14u);
+  EXPECT_EQ(size_of(Opcode::kRcAcknowledge, true, make_nak(0, NakCode::kPsnSequenceError)), 4u);
+  EXPECT_EQ(size_of(Opcode::kRcAcknowledge, true), 1u);
+  EXPECT_EQ(size_of(Opcode::kRcWriteMiddle, false), kSrExtensionSize);
+  RoceHeaders none;
+  none.sr.lean = true;  // without the extension there is nothing to charge
+  EXPECT_EQ(sr_extension_size(none), 0u);
+
+  RoceHeaders h;
+  h.bth.opcode = Opcode::kRcWriteMiddle;
+  h.sr = SrExtension{true, 0x1000, 0x22, 4096, 0xFFFFFFFF, 1024, true};
+  EXPECT_EQ(ethernet_frame_size(h, 1024), ethernet_frame_size(Opcode::kRcWriteMiddle, 1024) + 8);
+  EXPECT_EQ(udp_payload_size(h, 1024),
+            udp_payload_size(Opcode::kRcWriteMiddle, 1024) + kSrExtensionSize);
+  const auto bytes = encode(h, std::vector<std::byte>(1024));
+  EXPECT_EQ(bytes.size(), udp_payload_size(Opcode::kRcWriteMiddle, 1024) + kSrExtensionSize);
+  const auto decoded = decode_udp_payload(bytes);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_FALSE(decoded.value.headers.sr.lean);
+  EXPECT_EQ(decoded.value.headers.sr.address, 0x1000u);
 }
 
 TEST(WireCodec, DethAndAethLayout) {

@@ -160,6 +160,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--rto-high-us", o.rto_high_us, "IRN/SRNIC/FaSR: RTO otherwise")
       ->capture_default_str();
+  app.add_flag("--lean-sr-header", o.lean_sr_header,
+               "FaSR: charge the paper's lean SR extensions (section IV-D: 6 B on SEND, 8 B on "
+               "WRITE, 14 B with immediate data) instead of 24 B; a size model");
   app.add_flag(
       "--pipeline", o.pipeline,
       "model the NICs' finite receive pipeline (needed for SRNIC's bitmap stalls to cost)");

@@ -83,6 +83,7 @@ nlohmann::json scenario_json(const Options& o) {
       {"bdp_packets", o.bdp_packets},
       {"rto_low_us", o.rto_low_us},
       {"rto_high_us", o.rto_high_us},
+      {"lean_sr_header", o.lean_sr_header},
       {"pipeline", pipeline_modelled(o)},
       {"srnic_stall_ns", o.srnic_stall_ns},
       {"seed", o.seed},

@@ -115,8 +115,8 @@ class Runner {
     result_.goodput_gbps = static_cast<double>(result_.bytes) * 8 / measured.seconds() / 1e9;
     result_.goodput_fraction = result_.goodput_gbps / o_.rate_gbps;
     result_.acked_goodput_fraction = acked_goodput_gbps(measured) / o_.rate_gbps;
-    result_.ceiling_fraction =
-        ceiling_fraction(o_, pair_.a().device->recovery_engine().selective());
+    const auto& engine = pair_.a().device->recovery_engine();
+    result_.ceiling_fraction = ceiling_fraction(o_, engine.selective(), engine.lean_sr_header());
     const double packets = std::ceil(static_cast<double>(o_.message_bytes) / o_.mtu);
     const double frame_bits = 8.0 * o_.message_bytes / result_.ceiling_fraction / packets;
     const double qp_gbps = o_.qp_rate_gbps > 0 ? o_.qp_rate_gbps : o_.rate_gbps;
@@ -172,6 +172,7 @@ class Runner {
     c.device.recovery.bdp_packets = o_.bdp_packets;
     c.device.recovery.rto_low = microseconds(o_.rto_low_us);
     c.device.recovery.rto_high = microseconds(o_.rto_high_us);
+    c.device.recovery.lean_sr_header = o_.lean_sr_header;
     c.device.recovery.gbn_min_rto = microseconds(o_.gbn_min_rto_us);
     c.device.recovery.srnic_bitmap_access = Time::ps(std::llround(o_.srnic_stall_ns * 1e3));
     c.device.data_path.ack_every_packets = o_.ack_every;

@@ -22,7 +22,7 @@ rnic::WrOpcode wr_opcode(const Options& o) {
   return o.opcode == "read" ? rnic::WrOpcode::rdma_read : rnic::WrOpcode::rdma_write;
 }
 
-double ceiling_fraction(const Options& o, bool selective) {
+double ceiling_fraction(const Options& o, bool selective, bool lean_sr_header) {
   if (wr_opcode(o) == rnic::WrOpcode::rdma_read) {
     // The data travels in READ responses, which carry no SR extension.
     const uint32_t count = rnic::read_response_count(o.message_bytes, o.mtu);
@@ -44,6 +44,7 @@ double ceiling_fraction(const Options& o, bool selective) {
   rnic::segment(rnic::QpType::rc, wqe, o.mtu, 0, 2,
                 [&](wire::RoceHeaders h, uint64_t /*offset*/, uint32_t length) {
                   h.sr.present = selective;
+                  h.sr.lean = lean_sr_header;
                   wire_bytes += wire::ethernet_frame_size(h, length);
                 });
   return static_cast<double>(o.message_bytes) / static_cast<double>(wire_bytes);

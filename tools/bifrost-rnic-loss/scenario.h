@@ -48,6 +48,8 @@ struct Options {
   uint32_t bdp_packets = 128;
   double rto_low_us = 100;
   double rto_high_us = 320;
+  // FaSR: charge the paper's lean SR extensions (6 to 14 B) instead of 24 B.
+  bool lean_sr_header = false;
   // Receive pipeline (off unless --pipeline).
   bool pipeline = false;
   double pipeline_gbps = 110;
@@ -124,7 +126,7 @@ Rate gigabits(double gbps);
 rnic::WrOpcode wr_opcode(const Options& o);
 // The payload/wire ratio of one message's request packets: the goodput a loss-free link can
 // reach. Selective engines add the SR extension header to every request.
-double ceiling_fraction(const Options& o, bool selective);
+double ceiling_fraction(const Options& o, bool selective, bool lean_sr_header);
 // Serialization of one MTU data frame at the line rate.
 Time slot_time(const Options& o);
 // One-way delay such that an MTU data frame plus its ACK make one base RTT; throws Error when

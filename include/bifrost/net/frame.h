@@ -31,7 +31,7 @@ inline constexpr uint32_t kPauseQuantumBits = 512;
 uint32_t data_frame_bytes(wire::Opcode opcode, uint32_t payload_bytes);
 inline uint32_t data_frame_bytes(const world::Packet& packet) {
   return data_frame_bytes(packet.roce.bth.opcode, packet.payload.length) +
-         (packet.roce.sr.present ? static_cast<uint32_t>(wire::kSrExtensionSize) : 0);
+         static_cast<uint32_t>(wire::sr_extension_size(packet.roce));
 }
 
 // Time `quanta` pause quanta last on a link of `rate`.

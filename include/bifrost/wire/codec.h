@@ -26,6 +26,15 @@ inline constexpr std::size_t kSrExtensionSize = 24;  // bifrost's SR extension (
 // bits after AckReq. Standard receivers ignore reserved bits on receive.
 inline constexpr unsigned kSrExtensionBit = 6;
 inline constexpr std::size_t kCnpReservedSize = 16;  // after a CNP's BTH (RoCEv2 A17.9.3)
+// The FaSR paper's lean SR extension (section IV-D: "6 to 14 bytes"), sizes only: SEND packets
+// carry the receive sequence number and the payload offset (3 + 3 B), WRITE packets their target
+// address (8 B), a WRITE's packet with immediate data both (14 B: it completes a receive); a
+// SACK its PSN and lost-cnt with the overflow and FNACK flags (3 + 1 B), an AACK the latter.
+inline constexpr std::size_t kLeanSendExtensionSize = 6;
+inline constexpr std::size_t kLeanWriteExtensionSize = 8;
+inline constexpr std::size_t kLeanWriteImmExtensionSize = 14;
+inline constexpr std::size_t kLeanSackExtensionSize = 4;
+inline constexpr std::size_t kLeanAackExtensionSize = 1;
 
 // Pad bytes that make a payload of this size a multiple of 4 bytes.
 constexpr uint8_t pad_for(std::size_t payload_size) {
@@ -36,8 +45,12 @@ constexpr uint8_t pad_for(std::size_t payload_size) {
 std::size_t header_size(Opcode op);
 // The whole UDP payload: headers, payload, pad and ICRC.
 std::size_t udp_payload_size(Opcode op, std::size_t payload_size);
-// The same for a packet whose headers may carry the SR extension.
+// The same for a packet whose headers may carry the SR extension: what the encoder writes.
 std::size_t udp_payload_size(const RoceHeaders& headers, std::size_t payload_size);
+// The SR extension's size as a link charges it (ethernet_frame_size in frame.h): 0 if absent,
+// kSrExtensionSize, or the lean size for the opcode when headers.sr.lean. The encoder always
+// writes kSrExtensionSize.
+std::size_t sr_extension_size(const RoceHeaders& headers);
 
 // A decoded UDP payload. `payload` points into the decoded bytes and excludes the pad.
 struct RoceView {

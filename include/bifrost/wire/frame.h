@@ -21,9 +21,11 @@ inline std::size_t ethernet_frame_size(Opcode op, std::size_t payload_size) {
   return kEthernetHeaderSize + ipv4_packet_size(op, payload_size);
 }
 
-// The frame size of a packet with these headers: the SR extension adds its bytes when present.
+// The bytes a link and a rate limiter charge for a packet with these headers: the SR extension
+// adds its bytes when present, its lean size when headers.sr.lean (a size model: the encoded
+// frame always carries the full 24 bytes, udp_payload_size).
 inline std::size_t ethernet_frame_size(const RoceHeaders& headers, std::size_t payload_size) {
-  return kEthernetHeaderSize + kIpUdpHeaderSize + udp_payload_size(headers, payload_size);
+  return ethernet_frame_size(headers.bth.opcode, payload_size) + sr_extension_size(headers);
 }
 
 struct Ipv4View {

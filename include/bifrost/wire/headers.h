@@ -79,7 +79,9 @@ Aeth make_nak(uint32_t msn, NakCode code);
 //   SEND packets:   length = the message length, offset as above, sequence = the receive
 //                   sequence number (which receive WQE); address and key 0;
 //   SACKs (ACK opcode, NAK PSN-sequence syndrome): sequence = the PSN that arrived; key = the
-//                   FaSR recovery state (FasrSackInfo), 0 from other engines.
+//                   FaSR recovery state (FasrSackInfo), 0 from other engines;
+//   FaSR's AACKs (ACK opcode, ACK syndrome; only while the receiver is in loss recovery):
+//                   key = FasrSackInfo (its lost-cnt), the other fields 0.
 struct SrExtension {
   bool present = false;
   uint64_t address = 0;
@@ -87,6 +89,10 @@ struct SrExtension {
   uint32_t length = 0;
   uint32_t sequence = 0;
   uint32_t offset = 0;
+  // Charge the FaSR paper's lean sizes (section IV-D, sr_extension_size in codec.h) instead of
+  // 24 B. A size model for simulation: the codec writes the full form either way, and decodes
+  // it with lean false.
+  bool lean = false;
   bool operator==(const SrExtension&) const = default;
 };
 

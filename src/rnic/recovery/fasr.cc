@@ -1,5 +1,8 @@
 #include "bifrost/rnic/recovery/fasr.h"
 
+#include <algorithm>
+#include <bit>
+
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/recovery/fasr_requester.h"
 #include "bifrost/rnic/recovery/fasr_responder.h"
@@ -18,11 +21,21 @@ FasrEngine::FasrEngine(const RecoveryConfig& config)
 }
 
 MemoryFootprint FasrEngine::footprint() const {
-  return {1, fasr_pool_bytes(config_.fasr_pool)};
+  return {kPaperPointerBytes, kPaperPoolBytes};
+}
+
+MemoryFootprint FasrEngine::implemented_footprint() const {
+  // Each half holds a unit pointer (null, or one of `units`) in the QP context, and flags:
+  // the sender whether an FNACK and a go-back may act (once per new ACK), the receiver its
+  // go-back-N fallback, NAK sent, FNACK sent, and whether this recovery went slow.
+  const auto pointer = std::max<uint64_t>(8, std::bit_width(config_.fasr_pool.units));
+  const uint64_t sender = pointer + 2;
+  const uint64_t receiver = pointer + 4;
+  return {bytes_of_bits(sender + receiver), fasr_pool_bytes(config_.fasr_pool)};
 }
 
 std::unique_ptr<RequesterState> FasrEngine::make_requester() {
-  return std::make_unique<FasrRequester>(config_);
+  return std::make_unique<FasrRequester>(config_, pool_);
 }
 
 std::unique_ptr<ResponderState> FasrEngine::make_responder() {

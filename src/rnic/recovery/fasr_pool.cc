@@ -37,9 +37,13 @@ uint64_t fasr_block_entry_bits(const FasrPoolConfig& config) {
   return config.block_bits + pointer_bits;
 }
 
+uint64_t fasr_unit_bits(const FasrPoolConfig& config) {
+  return fasr_unit_layout(config.blocks).bits();
+}
+
 uint64_t fasr_pool_bytes(const FasrPoolConfig& config) {
   // One availability bit per unit and per block on top of what each holds.
-  const uint64_t bits = uint64_t{config.units} * (kFasrUnitBits + 1) +
+  const uint64_t bits = uint64_t{config.units} * (fasr_unit_bits(config) + 1) +
                         uint64_t{config.blocks} * (fasr_block_entry_bits(config) + 1);
   return (bits + 7) / 8;
 }
@@ -51,6 +55,7 @@ FasrPool::FasrPool(const FasrPoolConfig& config)
       block_free_(all_free(config.blocks)),
       bits_(config.blocks, 0),
       next_(config.blocks, kNull),
+      unit_bits_(fasr_unit_bits(config)),
       block_entry_bits_(fasr_block_entry_bits(config)) {
   if (config.units == 0 || config.units > 4096 || config.blocks == 0 ||
       config.blocks > (1u << 20)) {
@@ -70,7 +75,7 @@ void FasrPool::set_clock(const world::Scheduler& clock) {
 }
 
 uint64_t FasrPool::bits_in_use() const {
-  return uint64_t{usage_.units_in_use} * kFasrUnitBits +
+  return uint64_t{usage_.units_in_use} * unit_bits_ +
          uint64_t{usage_.blocks_in_use} * block_entry_bits_;
 }
 
@@ -208,6 +213,39 @@ void FasrPool::release_blocks(int32_t index) {
   }
   u.head = u.tail = kNull;
   u.block_count = 0;
+}
+
+uint16_t FasrPool::compression_for(uint32_t run) const {
+  if (run < config_.block_bits) return 0;  // under one block: acceleration disabled
+  return static_cast<uint16_t>(std::min<uint32_t>(run, kMaxCompression));
+}
+
+uint32_t FasrPool::blocks_to_start(uint32_t hole, uint32_t last_arrived, uint32_t psn) const {
+  const auto run = static_cast<uint32_t>(wire::psn_diff(last_arrived, hole));
+  const uint32_t base = wire::psn_add(hole, 1u + compression_for(run));
+  const auto offset = static_cast<uint32_t>(wire::psn_diff(psn, base));
+  return offset / config_.block_bits + 1;
+}
+
+void FasrPool::start_bitmap(int32_t index, uint32_t hole, uint32_t last_arrived) {
+  FasrUnit& u = unit(index);
+  release_blocks(index);
+  const auto run = static_cast<uint32_t>(wire::psn_diff(last_arrived, hole));
+  u.compression = compression_for(run);
+  u.bitmap_base = wire::psn_add(hole, 1u + u.compression);
+  for (uint32_t p = u.bitmap_base; wire::psn_diff(last_arrived, p) >= 0; p = wire::psn_add(p, 1)) {
+    set(index, p);
+  }
+}
+
+bool FasrPool::recorded(int32_t index, uint32_t psn) const {
+  const FasrUnit& u = unit(index);
+  const uint32_t run_start = wire::psn_add(u.bitmap_base, wire::kPsnMask + 1 - u.compression);
+  if (u.compression > 0 && wire::psn_diff(psn, run_start) >= 0 &&
+      wire::psn_diff(psn, u.bitmap_base) < 0) {
+    return true;
+  }
+  return test(index, psn);
 }
 
 }  // namespace bifrost::rnic::recovery

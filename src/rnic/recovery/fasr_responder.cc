@@ -44,15 +44,14 @@ uint32_t FasrResponder::sack_info() const {
   return wire::encode_fasr_info({lost_cnt(), overflow(), false});
 }
 
+std::optional<uint32_t> FasrResponder::ack_info() const {
+  if (unit_ == FasrPool::kNull) return std::nullopt;
+  return sack_info();
+}
+
 bool FasrResponder::received(uint32_t psn) const {
-  const FasrUnit& u = pool_->unit(unit_);
-  if (!u.slow) return true;  // fast path: RCV-NXT is the only hole
-  const uint32_t run_start = wire::psn_add(u.bitmap_base, wire::kPsnMask + 1 - u.compression);
-  if (u.compression > 0 && wire::psn_diff(psn, run_start) >= 0 &&
-      wire::psn_diff(psn, u.bitmap_base) < 0) {
-    return true;
-  }
-  return pool_->test(unit_, psn);
+  // Fast path: RCV-NXT is the only hole.
+  return !pool_->unit(unit_).slow || pool_->recorded(unit_, psn);
 }
 
 bool FasrResponder::can_record(uint32_t psn) const {
@@ -60,24 +59,17 @@ bool FasrResponder::can_record(uint32_t psn) const {
     if (pool_->free_units() == 0) return false;
     // A gap of more than one PSN goes straight to the slow path: it needs the blocks from
     // RCV-NXT + 1 to psn.
-    const uint32_t span = static_cast<uint32_t>(wire::psn_diff(psn, rcv_nxt_));
-    const uint32_t blocks = span < 2 ? 0 : (span - 1) / pool_->block_bits() + 1;
-    return blocks <= pool_->free_blocks();
+    const bool gap = wire::psn_diff(psn, rcv_nxt_) > 1;
+    return !gap || pool_->blocks_to_start(rcv_nxt_, rcv_nxt_, psn) <= pool_->free_blocks();
   }
   const FasrUnit& u = pool_->unit(unit_);
   if (!u.slow) {
     if (psn == wire::psn_add(u.sack_high, 1)) return true;
-    // Into the slow path: the run after RCV-NXT compresses (up to 1023 PSNs); the bitmap
-    // holds the rest of it and psn.
-    const uint32_t run = static_cast<uint32_t>(wire::psn_diff(u.sack_high, rcv_nxt_));
-    const uint32_t base =
-        wire::psn_add(rcv_nxt_, 1 + std::min<uint32_t>(run, FasrPool::kMaxCompression));
-    const uint32_t span = static_cast<uint32_t>(wire::psn_diff(psn, base)) + 1;
-    return (span - 1) / pool_->block_bits() + 1 <= pool_->free_blocks();
+    // Into the slow path: the run after RCV-NXT, up to sack-high, compresses or takes bits.
+    return pool_->blocks_to_start(rcv_nxt_, u.sack_high, psn) <= pool_->free_blocks();
   }
   if (u.block_count == 0 && u.compression == 0) {
-    const uint32_t span = static_cast<uint32_t>(wire::psn_diff(psn, rcv_nxt_));
-    return (span - 1) / pool_->block_bits() + 1 <= pool_->free_blocks();
+    return pool_->blocks_to_start(rcv_nxt_, rcv_nxt_, psn) <= pool_->free_blocks();
   }
   return pool_->blocks_to_cover(unit_, psn) <= pool_->free_blocks();
 }
@@ -128,7 +120,7 @@ void FasrResponder::record_one(uint32_t psn) {
     add_lost(static_cast<uint32_t>(wire::psn_diff(psn, rcv_nxt_)));
     if (u.lost_cnt > 1 || u.overflow) {
       u.slow = went_slow_ = true;
-      u.bitmap_base = wire::psn_add(rcv_nxt_, 1);
+      pool_->start_bitmap(unit_, rcv_nxt_, rcv_nxt_);
       pool_->set(unit_, psn);
     }
     pool_->count_recorded(u.slow);
@@ -139,14 +131,8 @@ void FasrResponder::record_one(uint32_t psn) {
   if (!u.slow) {
     if (gap > 0) {
       // Into the slow path: the packets after RCV-NXT, up to sack-high, all arrived.
-      const uint32_t run = static_cast<uint32_t>(wire::psn_diff(u.sack_high, rcv_nxt_));
-      u.compression = static_cast<uint16_t>(std::min<uint32_t>(run, FasrPool::kMaxCompression));
-      u.bitmap_base = wire::psn_add(rcv_nxt_, 1u + u.compression);
       u.slow = went_slow_ = true;
-      for (uint32_t p = u.bitmap_base; after(u.sack_high, wire::psn_add(p, wire::kPsnMask));
-           p = wire::psn_add(p, 1)) {
-        pool_->set(unit_, p);
-      }
+      pool_->start_bitmap(unit_, rcv_nxt_, u.sack_high);
       pool_->set(unit_, psn);
     }
   } else {

@@ -38,6 +38,8 @@ class IrnResponder final : public ResponderState {
     return next;
   }
   Feedback feedback(Arrival arrival) override { return selective_feedback(arrival); }
+  // SRNIC's on-NIC share: the cached bitmap word and its index (a 24-bit PSN's word).
+  static constexpr uint64_t kNicWordBits = 64 + 18;
   // SRNIC: an out-of-order arrival writes the host bitmap; an in-order one must read it
   // whenever out-of-order PSNs are recorded, to learn how far the expected PSN moves. The NIC
   // holds the one 64-bit bitmap word it touched last: an access to that word needs no PCIe
@@ -105,6 +107,8 @@ class IrnRequester final : public RequesterState {
   Time timeout(uint32_t in_flight, Time /*qp_timeout*/) const override {
     return in_flight <= config_.rto_low_threshold ? config_.rto_low : config_.rto_high;
   }
+  // Beside the two bitmaps: recovering, and three PSNs (recovery end, scan, highest).
+  static constexpr uint64_t kRecoveryStateBits = 1 + 3 * 24;
 
  private:
   // Everything from `from` that was not SACKed is resent (a timeout, or a NAK).
@@ -140,6 +144,13 @@ IrnEngine::IrnEngine(const RecoveryConfig& config, bool bitmap_in_host_memory)
     throw Error("recovery: need 0 < rto_low <= rto_high (got {} us and {} us)",
                 config.rto_low.microseconds(), config.rto_high.microseconds());
   }
+}
+
+MemoryFootprint IrnEngine::implemented_footprint() const {
+  const uint64_t bdp = config_.bdp_packets;
+  const uint64_t receiver = host_bitmap_ ? IrnResponder::kNicWordBits : bdp;
+  const uint64_t sender = 2 * bdp + IrnRequester::kRecoveryStateBits;
+  return {bytes_of_bits(receiver + sender), 0};
 }
 
 MemoryFootprint IrnEngine::footprint() const {

@@ -62,6 +62,9 @@ class ResponderState {
   // The engine's recovery state for the SR extension of a SACK or FNACK (the key field; FaSR
   // puts its lost-cnt there, wire::FasrSackInfo); 0 for engines that send none.
   virtual uint32_t sack_info() const { return 0; }
+  // The state a cumulative ACK carries in an SR extension, if any (FaSR's AACK: lost-cnt while
+  // the receiver is in loss recovery).
+  virtual std::optional<uint32_t> ack_info() const { return std::nullopt; }
 };
 
 // Per-QP send-side state. PSNs are 24-bit; `una` is the oldest unacknowledged PSN and `snd_max`
@@ -77,6 +80,9 @@ class RequesterState {
   virtual void on_sack(uint32_t una, uint32_t sacked, uint32_t snd_max) = 0;
   // The receiver's lost-cnt carried by the SACK about to be passed to on_sack (FaSR).
   virtual void on_sack_state(uint8_t /*lost_cnt*/, bool /*overflow*/) {}
+  // FaSR's AACK: the cumulative ACK just handled (on_ack, if it moved una) carried the
+  // receiver's lost-cnt, which it sends while in loss recovery.
+  virtual void on_aack(uint8_t /*lost_cnt*/, bool /*overflow*/) {}
   // FaSR's FNACK: a retransmission was lost; everything before `una` is acknowledged.
   virtual void on_fnack(uint32_t /*una*/, uint32_t /*snd_max*/) {}
   // The retransmission timer expired with una..snd_max outstanding.
@@ -90,12 +96,16 @@ class RequesterState {
   virtual Time timeout(uint32_t in_flight, Time qp_timeout) const = 0;
 };
 
-// NIC memory a recovery engine needs (the FaSR paper's accounting, section V-A).
+// NIC memory a recovery engine needs.
 struct MemoryFootprint {
   uint64_t per_qp_bytes = 0;  // beyond the 256 B base context every engine has
   uint64_t shared_bytes = 0;  // held once per device
 };
 inline constexpr uint64_t kBaseContextBytes = 256;
+// Whole bytes that `bits` take.
+inline constexpr uint64_t bytes_of_bits(uint64_t bits) {
+  return (bits + 7) / 8;
+}
 
 class Engine {
  public:
@@ -104,7 +114,15 @@ class Engine {
   // True if request packets carry the selective-repeat extension header (so packets that
   // arrive before their message's first packet can be placed).
   virtual bool selective() const = 0;
+  // The FaSR paper's accounting (section V-A, what its Fig. 8(b) plots): IRN 20 B + five
+  // BDP bitmaps, SRNIC 12 B, FaSR a 1 B pointer + its 1,600 B pool, GBN nothing.
   virtual MemoryFootprint footprint() const = 0;
+  // What this implementation keeps on the NIC beyond the base context, both halves of a QP
+  // (the sender's state too) and every shared structure, counted from the state each engine's
+  // per-QP objects hold: the like-for-like count.
+  virtual MemoryFootprint implemented_footprint() const = 0;
+  // True if the SR extensions this engine's packets carry are charged at their lean size.
+  virtual bool lean_sr_header() const { return false; }
   // True if ResponderState::pipeline_stall may return more than zero.
   virtual bool stalls_pipeline() const { return false; }
   // The device's clock, for engines that keep statistics over time (FaSR's pool occupancy);
@@ -141,6 +159,12 @@ struct RecoveryConfig {
   Time srnic_bitmap_access = Time::ns(1300);
   // FaSR: the NIC-wide pool of SR state units and bitmap blocks.
   FasrPoolConfig fasr_pool{};
+  // FaSR: charge the paper's lean SR extensions (section IV-D, 6 to 14 B per request packet)
+  // instead of bifrost's 24 B. Off by default: the 24-B form is what the real runtime sends,
+  // and the only one that carries each message's rkey and length for the rights checks of
+  // packets that arrive before their message's first; lean is a size model for simulation
+  // (wire::sr_extension_size).
+  bool lean_sr_header = false;
 };
 
 // Throws Error for an invalid configuration (zero BDP cap, zero RTOs).

@@ -3,7 +3,8 @@
 // Selective repeat whose receive-side state lives in one small pool shared by every QP of the
 // NIC (fasr_pool.h): a QP without loss holds a null pointer, a QP that lost one PSN (the common
 // case) holds one state unit and no bitmap (the fast path), and only a QP with several holes
-// chains bitmap blocks (the slow path). Receiver: fasr_responder.h; sender: fasr_requester.h.
+// chains bitmap blocks (the slow path). The sender's state lives in the same pool, from its
+// first SACK on. Receiver: fasr_responder.h; sender: fasr_requester.h.
 #include <memory>
 
 #include "bifrost/rnic/recovery/engine.h"
@@ -17,8 +18,15 @@ class FasrEngine final : public Engine {
   explicit FasrEngine(const RecoveryConfig& config);
   std::string_view name() const override { return "fasr"; }
   bool selective() const override { return true; }
-  // The paper's accounting (section V-A): a 1-byte pool pointer per QP, and the pool once.
+  bool lean_sr_header() const override { return config_.lean_sr_header; }
+  // The paper's accounting (section V-A): "FaSR adds 1B of SR state pointer per QP and 1600B
+  // of SR state share overhead", whatever the pool is configured to.
+  static constexpr uint64_t kPaperPointerBytes = 1;
+  static constexpr uint64_t kPaperPoolBytes = 1600;
   MemoryFootprint footprint() const override;
+  // Both halves' pointers and flags per QP, and the configured pool as laid out
+  // (fasr_pool_bytes).
+  MemoryFootprint implemented_footprint() const override;
   std::unique_ptr<RequesterState> make_requester() override;
   std::unique_ptr<ResponderState> make_responder() override;
   // Starts the pool's time-weighted occupancy (FasrPool::occupancy).

@@ -9,27 +9,28 @@
 #include <vector>
 
 #include "bifrost/core/time.h"
+#include "bifrost/rnic/recovery/fasr_unit_layout.h"
 #include "bifrost/world/scheduler.h"
 
 namespace bifrost::rnic::recovery {
 
 struct FasrPoolConfig {
   // The defaults are the largest pool of 20 units and 16-bit blocks within the 1600 B the
-  // paper's memory comparison (section V-A) gives FaSR.
+  // paper's memory comparison (section V-A) gives FaSR whose blocks the unit's 1-byte
+  // pointers can name (256): 1,565 B.
   uint32_t units = 20;
-  uint32_t blocks = 257;
+  uint32_t blocks = 256;
   uint32_t block_bits = 16;  // 10 or 16
 };
 
-// Bytes of one SR state unit (the paper's sizing, section III-D).
-inline constexpr uint64_t kFasrUnitBytes = 38;
-// The pool's NIC memory: units of 38 B, blocks of block_bits plus a next pointer wide enough to
-// name any block, and one availability bit per unit and per block, rounded up to whole bytes.
-// The paper's III-D example (20 units, 70 blocks of 10 bits) comes to 920 B (0.92 KB).
+// The pool's NIC memory: units as FasrUnitLayout lays them out (305 bits with 1-byte
+// pointers), blocks of block_bits plus a next pointer wide enough to name any block, and one
+// availability bit per unit and per block, rounded up to whole bytes. The paper's III-D
+// example (20 units, 70 blocks of 10 bits) comes to 923 B (its "0.92 KB").
 uint64_t fasr_pool_bytes(const FasrPoolConfig& config);
-// Bits one taken unit or one taken block holds (its availability bit aside): 38 B per unit;
-// block_bits plus the next pointer per block. What "bytes in use" counts.
-inline constexpr uint64_t kFasrUnitBits = kFasrUnitBytes * 8;
+// Bits one taken unit or one taken block holds (its availability bit aside): the unit's
+// layout; block_bits plus the next pointer per block. What "bytes in use" counts.
+uint64_t fasr_unit_bits(const FasrPoolConfig& config);
 uint64_t fasr_block_entry_bits(const FasrPoolConfig& config);
 
 // One SR state unit: what a QP in loss recovery keeps.
@@ -54,7 +55,11 @@ struct FasrPoolUsage {
   uint64_t block_allocations = 0;
   uint64_t fallbacks = 0;       // QPs sent to go-back-N because the pool was empty
   uint64_t unit_fallbacks = 0;  // of which for want of a unit (the rest: of bitmap blocks)
-  // The most bits of units and blocks in use at once (kFasrUnitBits, fasr_block_entry_bits).
+  // The sender's share (fasr_requester.h): units it took at a first SACK, and the times it
+  // found none (or too few blocks) and went back to UNACK instead. The receiver's are the rest.
+  uint64_t sender_unit_allocations = 0;
+  uint64_t sender_fallbacks = 0;
+  // The most bits of units and blocks in use at once (fasr_unit_bits, fasr_block_entry_bits).
   uint64_t peak_bits = 0;
   // Path statistics of every QP sharing the pool (the paper's Fig. 9(b)). A recovery episode
   // runs from the unit taken at the first out-of-order packet to RCV-NXT passing sack-high; it
@@ -94,8 +99,8 @@ struct FasrPoolOccupancy {
 class FasrPool {
  public:
   static constexpr int32_t kNull = -1;
-  static constexpr uint16_t kMaxCompression = (1u << 10) - 1;
-  static constexpr uint8_t kMaxLostCnt = 7;
+  static constexpr uint16_t kMaxCompression = (1u << FasrUnitLayout::kCompressionCntBits) - 1;
+  static constexpr uint8_t kMaxLostCnt = (1u << FasrUnitLayout::kLostCntBits) - 1;
 
   // Throws Error for zero units or blocks, or a block size other than 10 or 16 bits.
   explicit FasrPool(const FasrPoolConfig& config);
@@ -110,6 +115,9 @@ class FasrPool {
     ++usage_.fallbacks;
     if (no_unit) ++usage_.unit_fallbacks;
   }
+  // The sender took a unit, or went back to UNACK for want of one (or of blocks).
+  void count_sender_unit() { ++usage_.sender_unit_allocations; }
+  void count_sender_fallback() { ++usage_.sender_fallbacks; }
   // Starts the time-weighted occupancy at clock.now(); the clock must outlive the pool. Without
   // a clock only the counters and peaks are kept.
   void set_clock(const world::Scheduler& clock);
@@ -139,6 +147,20 @@ class FasrPool {
   // Releases every block of the unit (the unit stays allocated).
   void release_blocks(int32_t unit);
 
+  // The slow path's record, shared by both halves of a QP. A unit whose only hole is `hole`
+  // (RCV-NXT on the receiver, UNACK on the sender) and whose PSNs (hole, last_arrived] all
+  // arrived starts its bitmap: a run of at least one block is kept as compression-cnt (up to
+  // 1023 PSNs, section III-D's bitmap acceleration), a shorter one as bits ("if the offset ...
+  // is less than the size of one bitmap block ... the compression-cnt is set to zero").
+  // Precondition: blocks_to_start(hole, last_arrived, last_arrived) <= free_blocks().
+  void start_bitmap(int32_t unit, uint32_t hole, uint32_t last_arrived);
+  // Blocks start_bitmap(hole, last_arrived) and then set(psn) would take (psn > last_arrived).
+  uint32_t blocks_to_start(uint32_t hole, uint32_t last_arrived, uint32_t psn) const;
+  // The compression-cnt start_bitmap gives a run of `run` arrived PSNs.
+  uint16_t compression_for(uint32_t run) const;
+  // True if `psn` lies in the unit's compression run or its bit is set.
+  bool recorded(int32_t unit, uint32_t psn) const;
+
  private:
   int32_t allocate_block();
   void free_block(int32_t block);
@@ -159,6 +181,7 @@ class FasrPool {
   std::vector<uint16_t> bits_;
   std::vector<int32_t> next_;
   FasrPoolUsage usage_;
+  uint64_t unit_bits_;
   uint64_t block_entry_bits_;
   const world::Scheduler* clock_ = nullptr;
   Time last_change_;

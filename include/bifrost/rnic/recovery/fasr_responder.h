@@ -39,6 +39,9 @@ class FasrResponder final : public ResponderState {
   uint32_t advance(uint32_t expected, uint32_t span) override;
   Feedback feedback(Arrival arrival) override;
   uint32_t sack_info() const override;
+  // While a unit is held: the lost-cnt every ACK carries (the AACK), so that the sender sees
+  // it fall as retransmissions arrive.
+  std::optional<uint32_t> ack_info() const override;
 
   // For tests and statistics.
   Path path() const;

@@ -15,6 +15,10 @@ class IrnEngine final : public Engine {
   bool selective() const override { return true; }
   // IRN: 20 B of state + five BDP-sized bitmaps per QP; SRNIC: 12 B per QP (FaSR paper, V-A).
   MemoryFootprint footprint() const override;
+  // What the engine below holds: the receiver's bitmap (on the NIC for IRN; in host memory
+  // for SRNIC, which keeps one 64-bit word of it and that word's index), and the sender's two
+  // bitmaps (SACKed, resent) and recovery state, on the NIC for both.
+  MemoryFootprint implemented_footprint() const override;
   bool stalls_pipeline() const override { return host_bitmap_; }
   std::unique_ptr<RequesterState> make_requester() override;
   std::unique_ptr<ResponderState> make_responder() override;

@@ -245,7 +245,7 @@ struct NicConfig {
   Time rto_high = Time::us(320);
   // FaSR's NIC-wide pool (rnic::recovery::FasrPoolConfig).
   uint32_t fasr_units = 20;
-  uint32_t fasr_blocks = 257;
+  uint32_t fasr_blocks = 256;
   uint32_t fasr_block_bits = 16;
   // Hosts not named by a profile have the soft RNIC these keys describe.
   std::vector<NicProfileSpec> profiles;
