@@ -137,7 +137,9 @@ int poll_cq(ibv_cq* cq, int entries, ibv_wc* wc) {
   NicRuntime& nic = *context.nic;
   thread_local std::vector<rnic::WorkCompletion> taken;
   taken.resize(static_cast<size_t>(entries));
-  auto held = nic.lock();
+  // Never wait for the progress thread: while it holds the NIC, report nothing this time.
+  std::unique_lock held(nic.mutex(), std::try_to_lock);
+  if (!held.owns_lock()) return 0;
   try {
     size_t n = c.cq->poll(taken.size(), taken);
     if (n == 0) {

@@ -35,6 +35,7 @@ class NicRuntime {
   NicRuntime& operator=(const NicRuntime&) = delete;
 
   std::unique_lock<std::mutex> lock() { return std::unique_lock(mutex_); }
+  std::mutex& mutex() { return mutex_; }
 
   // The rest is called with the lock held.
   rnic::Device& device() { return *device_; }

@@ -78,9 +78,11 @@ TranslatedAttr translate_qp_attr(const ibv_qp_attr& a, int mask, uint16_t udp_sp
   set(IBV_QP_PORT, QpAttrMask::port, [&] { t.attr.port = a.port_num; });
   set(IBV_QP_QKEY, QpAttrMask::qkey, [&] { t.attr.qkey = a.qkey; });
   set(IBV_QP_ACCESS_FLAGS, QpAttrMask::access_flags, [&] {
+    // A QP grants only remote rights; local write, which applications often pass too, means
+    // nothing here (as in rdma-core's providers).
     t.attr.access_flags = static_cast<rnic::Access>(
-        a.qp_access_flags & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-                             IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_LOCAL_WRITE));
+        a.qp_access_flags &
+        (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC));
   });
   set(IBV_QP_AV, QpAttrMask::av, [&] {
     t.attr.av.dest_ip = ah_destination(a.ah_attr);
