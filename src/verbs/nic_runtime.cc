@@ -78,6 +78,18 @@ NicRuntime::NicRuntime(const VerbsConfig& config)
       rnic::recovery::to_string(config.recovery));
 }
 
+std::string NicRuntime::counters_line() const {
+  const rnic::DataPathCounters& c = device_->data_path_counters();
+  const real::UdpPortCounters& p = port_->counters();
+  return fmt::format(
+      "tx {} packets ({} retransmitted, {} ACK-class), rx {} ({} out of order, {} dropped after a "
+      "gap, {} duplicates), NAKs {}, SACKs {}, timeouts {}; UDP tx {} rx {} dropped {} kernel "
+      "drops {}",
+      c.tx_packets, c.tx_retransmitted, c.tx_acks, c.rx_packets, c.rx_out_of_order,
+      c.rx_dropped_sequence, c.rx_duplicates, c.naks_sent, c.sacks_sent, c.timeouts, p.tx_datagrams,
+      p.rx_datagrams, p.rx_dropped(), p.rx_kernel_drops);
+}
+
 NicRuntime::~NicRuntime() {
   stopping_ = true;
   const uint64_t one = 1;
@@ -85,6 +97,7 @@ NicRuntime::~NicRuntime() {
   if (thread_.joinable()) thread_.join();
   {
     auto held = lock();
+    log(LogLevel::info, "{} closing: {}", config_.device_name, counters_line());
     loop_->run_due();  // hand what the port still holds to the kernel
     device_.reset();   // detaches from the port
     port_.reset();
@@ -115,6 +128,7 @@ void NicRuntime::progress_loop() {
   raise_priority();
   pollfd fds[2] = {{.fd = loop_->wait_fd(), .events = POLLIN, .revents = 0},
                    {.fd = wake_fd_, .events = POLLIN, .revents = 0}};
+  Time next_report;
   while (!stopping_) {
     Time due;
     {
@@ -125,6 +139,10 @@ void NicRuntime::progress_loop() {
         log(LogLevel::error, "progress: {}", e.what());
       }
       due = std::min(loop_->next_due(), loop_->now() + kLongestSleep);
+      if (log_level() >= LogLevel::debug && loop_->now() >= next_report) {
+        log(LogLevel::debug, "{}", counters_line());
+        next_report = loop_->now() + Time::s(1);
+      }
       planned_wake_ps_.store(due.picoseconds(), std::memory_order_relaxed);
     }
     const int64_t wait_ns =

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -47,6 +48,8 @@ class NicRuntime {
   void after_post();
   // One non-blocking pass: sockets, timers, deferred work (poll_cq with nothing to return).
   void progress();
+  // The NIC's and the port's counters in one line, for the log.
+  std::string counters_line() const;
 
  private:
   void progress_loop();
