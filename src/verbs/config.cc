@@ -20,6 +20,15 @@ bool parse_switch(const char* name, std::string_view text) {
   throw Error("{}='{}': use 1 or 0", name, text);
 }
 
+int64_t parse_number(const char* name, const char* text, int64_t low, int64_t high) {
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*end != '\0' || end == text || value < low || value > high) {
+    throw Error("{}='{}': use a whole number from {} to {}", name, text, low, high);
+  }
+  return value;
+}
+
 LogLevel parse_log_level(std::string_view text) {
   if (text == "error") return LogLevel::error;
   if (text == "warn") return LogLevel::warn;
@@ -50,12 +59,16 @@ VerbsConfig config_from_environment() {
     c.dcqcn = parse_switch("BIFROST_VERBS_DCQCN", v);
   if (const char* v = variable("BIFROST_VERBS_GSO")) c.gso = parse_switch("BIFROST_VERBS_GSO", v);
   if (const char* v = variable("BIFROST_VERBS_UDP_SPORT")) {
-    char* end = nullptr;
-    const unsigned long port = std::strtoul(v, &end, 10);
-    if (*end != '\0' || port > 65535) {
-      throw Error("BIFROST_VERBS_UDP_SPORT='{}': use a UDP port, 0 to derive one per QP", v);
-    }
-    c.udp_sport = static_cast<uint16_t>(port);
+    c.udp_sport = static_cast<uint16_t>(parse_number("BIFROST_VERBS_UDP_SPORT", v, 0, 65535));
+  }
+  if (const char* v = variable("BIFROST_VERBS_RTO_LOW_US")) {
+    c.rto_low = Time::us(parse_number("BIFROST_VERBS_RTO_LOW_US", v, 1, 10'000'000));
+  }
+  if (const char* v = variable("BIFROST_VERBS_RTO_HIGH_US")) {
+    c.rto_high = Time::us(parse_number("BIFROST_VERBS_RTO_HIGH_US", v, 1, 10'000'000));
+  }
+  if (const char* v = variable("BIFROST_VERBS_BDP_PACKETS")) {
+    c.bdp_packets = static_cast<uint32_t>(parse_number("BIFROST_VERBS_BDP_PACKETS", v, 1, 65536));
   }
   if (const char* v = variable("BIFROST_VERBS_GIDS")) c.gids = parse_addresses(v);
   if (const char* v = variable("BIFROST_VERBS_LOG")) c.log_level = parse_log_level(v);

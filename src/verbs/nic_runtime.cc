@@ -63,6 +63,9 @@ NicRuntime::NicRuntime(const VerbsConfig& config)
   dc.gids = addresses_of(gids_);
   dc.max_mtu = active_mtu_;
   dc.recovery.kind = config.recovery;
+  dc.recovery.rto_low = config.rto_low;
+  dc.recovery.rto_high = config.rto_high;
+  dc.recovery.bdp_packets = config.bdp_packets;
   if (config.dcqcn) {
     dc.dcqcn = rnic::DcqcnConfig{};
     dc.data_path.ecn_capable = true;
