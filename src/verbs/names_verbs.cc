@@ -30,6 +30,14 @@ constexpr RateRow kRates[] = {
     {IBV_RATE_1200_GBPS, 1275000, -1},
 };
 
+template <typename Match>
+const RateRow* find_rate(Match&& match) {
+  for (const RateRow& r : kRates) {
+    if (match(r)) return &r;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 BIFROST_VERBS_API const char* ibv_wc_status_str(ibv_wc_status status) {
@@ -97,29 +105,21 @@ BIFROST_VERBS_API const char* ibv_event_type_str(ibv_event_type event) {
 }
 
 BIFROST_VERBS_API int ibv_rate_to_mult(ibv_rate rate) {
-  for (const RateRow& r : kRates) {
-    if (r.rate == rate) return r.mult;
-  }
-  return -1;
+  const RateRow* row = find_rate([&](const RateRow& r) { return r.rate == rate; });
+  return row != nullptr ? row->mult : -1;
 }
 
 BIFROST_VERBS_API ibv_rate mult_to_ibv_rate(int mult) {
-  for (const RateRow& r : kRates) {
-    if (r.mult == mult && mult > 0) return r.rate;
-  }
-  return IBV_RATE_MAX;
+  const RateRow* row = find_rate([&](const RateRow& r) { return mult > 0 && r.mult == mult; });
+  return row != nullptr ? row->rate : IBV_RATE_MAX;
 }
 
 BIFROST_VERBS_API int ibv_rate_to_mbps(ibv_rate rate) {
-  for (const RateRow& r : kRates) {
-    if (r.rate == rate) return r.mbps;
-  }
-  return -1;
+  const RateRow* row = find_rate([&](const RateRow& r) { return r.rate == rate; });
+  return row != nullptr ? row->mbps : -1;
 }
 
 BIFROST_VERBS_API ibv_rate mbps_to_ibv_rate(int mbps) {
-  for (const RateRow& r : kRates) {
-    if (r.mbps == mbps) return r.rate;
-  }
-  return IBV_RATE_MAX;
+  const RateRow* row = find_rate([&](const RateRow& r) { return r.mbps == mbps; });
+  return row != nullptr ? row->rate : IBV_RATE_MAX;
 }

@@ -66,6 +66,11 @@ NicRuntime::NicRuntime(const VerbsConfig& config)
   dc.recovery.rto_low = config.rto_low;
   dc.recovery.rto_high = config.rto_high;
   dc.recovery.bdp_packets = config.bdp_packets;
+  // Go-back-N too sends at most a window ahead (ConnectX-5's roce_tx_window_en): without one,
+  // perftest's 128 WQEs of 64 KiB (8 MiB) sat in the 16 MiB socket buffers, took longer than
+  // the QP's 67 ms timeout to drain at 1 Gb/s, and the spurious go-back-N of the whole window
+  // ran the QP out of retries.
+  dc.recovery.gbn_tx_window = config.bdp_packets;
   if (config.dcqcn) {
     dc.dcqcn = rnic::DcqcnConfig{};
     dc.data_path.ecn_capable = true;
