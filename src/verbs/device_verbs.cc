@@ -11,6 +11,7 @@
 
 #include "bifrost/core/error.h"
 #include "data_path_ops.h"
+#include "device_limits.h"
 #include "guard.h"
 #include "nic_runtime.h"
 #include "objects.h"
@@ -23,11 +24,6 @@ LogLevel& log_level() {
 }
 
 namespace {
-
-// Not Mellanox (0x02c9) nor Amazon (0x1d0f): perftest then takes its plain ibv_post_send path.
-constexpr uint32_t kVendorId = 0xB1F;
-constexpr uint32_t kVendorPartId = 1;
-constexpr uint32_t kMaxInlineData = 512;
 
 struct Registry {
   std::mutex mutex;
@@ -76,16 +72,11 @@ ibv_mtu mtu_enum(uint32_t bytes) {
   }
 }
 
-int check_port(NicRuntime&, uint8_t port) {
+int check_port(uint8_t port) {
   return port == 1 ? 0 : EINVAL;
 }
 
 }  // namespace
-
-// Used by the data path: the most inline bytes a QP may ask for.
-uint32_t max_inline_data() {
-  return kMaxInlineData;
-}
 
 }  // namespace bifrost::verbs
 
@@ -218,7 +209,7 @@ BIFROST_VERBS_API int(ibv_query_port)(ibv_context* context, uint8_t port_num,
                                       struct _compat_ibv_port_attr* compat) {
   NicRuntime& nic = nic_of(context);
   auto held = nic.lock();
-  if (check_port(nic, port_num) != 0) return EINVAL;
+  if (check_port(port_num) != 0) return EINVAL;
   ibv_port_attr a{};
   a.state = IBV_PORT_ACTIVE;
   a.max_mtu = IBV_MTU_4096;
@@ -240,8 +231,7 @@ BIFROST_VERBS_API int ibv_query_gid(ibv_context* context, uint8_t port_num, int 
                                     ibv_gid* gid) {
   NicRuntime& nic = nic_of(context);
   auto held = nic.lock();
-  if (check_port(nic, port_num) != 0 || index < 0 ||
-      static_cast<size_t>(index) >= nic.gids().size()) {
+  if (check_port(port_num) != 0 || index < 0 || static_cast<size_t>(index) >= nic.gids().size()) {
     return -1;
   }
   const real::Gid raw = real::ipv4_mapped_gid(nic.gids()[static_cast<size_t>(index)].ip);
@@ -293,20 +283,20 @@ BIFROST_VERBS_API int ibv_query_gid_type(ibv_context* context, uint8_t port_num,
                                          int* type) {
   NicRuntime& nic = nic_of(context);
   auto held = nic.lock();
-  if (check_port(nic, port_num) != 0 || index >= nic.gids().size()) return -1;
+  if (check_port(port_num) != 0 || index >= nic.gids().size()) return -1;
   *type = 1;
   return 0;
 }
 
-BIFROST_VERBS_API int ibv_query_pkey(ibv_context* context, uint8_t port_num, int index,
+BIFROST_VERBS_API int ibv_query_pkey(ibv_context* /*context*/, uint8_t port_num, int index,
                                      __be16* pkey) {
-  if (check_port(nic_of(context), port_num) != 0 || index != 0) return -1;
+  if (check_port(port_num) != 0 || index != 0) return -1;
   *pkey = htons(0xFFFF);  // the default partition, the only one
   return 0;
 }
 
-BIFROST_VERBS_API int ibv_get_pkey_index(ibv_context* context, uint8_t port_num, __be16 pkey) {
-  if (check_port(nic_of(context), port_num) != 0) return -1;
+BIFROST_VERBS_API int ibv_get_pkey_index(ibv_context* /*context*/, uint8_t port_num, __be16 pkey) {
+  if (check_port(port_num) != 0) return -1;
   return (ntohs(pkey) & 0x7FFF) == 0x7FFF ? 0 : -1;
 }
 

@@ -7,6 +7,7 @@
 #include "guard.h"
 #include "nic_runtime.h"
 #include "objects.h"
+#include "qp_attr_translation.h"
 
 using namespace bifrost;
 using namespace bifrost::verbs;
@@ -104,32 +105,9 @@ BIFROST_VERBS_API int ibv_dereg_mr(ibv_mr* mr) {
   });
 }
 
-namespace {
-
-// The destination of an address vector: RoCE v2 needs a GRH with an IPv4-mapped GID.
-world::Ipv4 destination_of(const ibv_ah_attr& attr) {
-  if (!attr.is_global) {
-    throw Error(
-        "the address has no GRH: RoCE v2 routes by GID (use a GID index, e.g. -g 0 or -x 0)");
-  }
-  real::Gid gid;
-  std::memcpy(gid.data(), attr.grh.dgid.raw, gid.size());
-  const auto ip = real::ipv4_of_gid(gid);
-  if (!ip) throw Error("destination GID is not an IPv4-mapped address");
-  return *ip;
-}
-
-}  // namespace
-
-namespace bifrost::verbs {
-world::Ipv4 ah_destination(const ibv_ah_attr& attr) {
-  return destination_of(attr);
-}
-}  // namespace bifrost::verbs
-
 BIFROST_VERBS_API ibv_ah* ibv_create_ah(ibv_pd* pd, ibv_ah_attr* attr) {
   return pointer_result("ibv_create_ah", EINVAL, [&]() -> ibv_ah* {
-    const world::Ipv4 dest = destination_of(*attr);
+    const world::Ipv4 dest = ah_destination(*attr);
     auto* a = new Ah{};
     a->ibv.context = pd->context;
     a->ibv.pd = pd;

@@ -7,8 +7,6 @@
 
 namespace bifrost::verbs {
 
-world::Ipv4 ah_destination(const ibv_ah_attr& attr);  // memory_verbs.cc
-
 namespace {
 
 using rnic::QpAttrMask;
@@ -46,6 +44,18 @@ ibv_mtu mtu_enum(uint32_t bytes) {
 }
 
 }  // namespace
+
+world::Ipv4 ah_destination(const ibv_ah_attr& attr) {
+  if (!attr.is_global) {
+    throw Error(
+        "the address has no GRH: RoCE v2 routes by GID (use a GID index, e.g. -g 0 or -x 0)");
+  }
+  real::Gid gid;
+  std::memcpy(gid.data(), attr.grh.dgid.raw, gid.size());
+  const auto ip = real::ipv4_of_gid(gid);
+  if (!ip) throw Error("destination GID is not an IPv4-mapped address");
+  return *ip;
+}
 
 ibv_qp_state ibv_state_of(QpState s) {
   switch (s) {

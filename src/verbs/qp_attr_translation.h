@@ -21,4 +21,8 @@ void describe_qp_attr(const rnic::QpAttr& attr, ibv_qp_attr& out);
 
 ibv_qp_state ibv_state_of(rnic::QpState state);
 
+// Where an address vector points: RoCE v2 needs a GRH whose dgid is IPv4-mapped; throws Error
+// naming what is missing otherwise.
+world::Ipv4 ah_destination(const ibv_ah_attr& attr);
+
 }  // namespace bifrost::verbs

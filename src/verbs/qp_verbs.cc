@@ -5,6 +5,7 @@
 
 #include "application_memory.h"
 #include "bifrost/core/error.h"
+#include "device_limits.h"
 #include "guard.h"
 #include "nic_runtime.h"
 #include "objects.h"
@@ -12,10 +13,6 @@
 
 using namespace bifrost;
 using namespace bifrost::verbs;
-
-namespace bifrost::verbs {
-uint32_t max_inline_data();  // device_verbs.cc
-}
 
 namespace {
 
@@ -41,8 +38,8 @@ void check_caps(const NicRuntime& nic, const ibv_qp_cap& cap) {
   if (cap.max_send_sge > 1 || cap.max_recv_sge > 1) {
     throw Error("one scatter/gather element per work request (max_sge 1)");
   }
-  if (cap.max_inline_data > max_inline_data()) {
-    throw Error("at most {} bytes of inline data", max_inline_data());
+  if (cap.max_inline_data > kMaxInlineData) {
+    throw Error("at most {} bytes of inline data", kMaxInlineData);
   }
 }
 
