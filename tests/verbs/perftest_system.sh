@@ -92,12 +92,16 @@ PY
 wire)
   icrc=$4
   command -v tshark >/dev/null || { echo "tshark is missing: skipped"; exit 77; }
+  # The server starts once tshark says it captures (slow on a loaded machine), and the client
+  # once the server's ready file exists, so the capture holds the whole transfer.
   capture="dev=\$(ip -o link show | awk -F': ' '\$2 ~ /^bfb/ {print \$2}' | cut -d@ -f1);
-    tshark -q -i \$dev -f 'udp port 4791' -F pcap -w $dir/cap.pcap > $dir/tshark.txt 2>&1 & t=\$!;
-    sleep 1.5; BIFROST_VERBS_RECOVERY=gbn $run server ib_write_bw $perf -n 50; s=\$?;
-    sleep 0.5; kill -INT \$t; wait \$t; exit \$s"
-  "$testbed" --b-delay 2.5 --b "$capture" \
-    --a "BIFROST_VERBS_RECOVERY=gbn $run client ib_write_bw $perf -n 50 \$BF_B_IP" \
+    tshark -i \$dev -B 64 -f 'udp port 4791' -F pcap -w $dir/cap.pcap > $dir/tshark.txt 2>&1 & t=\$!;
+    for i in \$(seq 100); do grep -q 'Capturing on' $dir/tshark.txt && break; sleep 0.2; done;
+    (sleep 1; touch $dir/ready) & BIFROST_VERBS_RECOVERY=gbn $run server ib_write_bw $perf -n 50;
+    s=\$?; sleep 0.5; kill -INT \$t; wait \$t; exit \$s"
+  client="for i in \$(seq 150); do [ -e $dir/ready ] && break; sleep 0.2; done;
+    BIFROST_VERBS_RECOVERY=gbn $run client ib_write_bw $perf -n 50 \$BF_B_IP"
+  "$testbed" --b-delay 0.5 --b "$capture" --a "$client" \
     || { tail -n 20 "$dir"/*.txt; exit 1; }
   check client "^ *65536 +50 +" "ib_write_bw completed"
   python3 "$icrc" "$dir/cap.pcap" | tail -n 1
