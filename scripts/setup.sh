@@ -11,6 +11,7 @@ packages=(
   tshark                                # interoperability test of our RoCEv2 frames
   python3 python3-matplotlib            # ICRC cross-check, plots
   iproute2 nftables                     # the real-world testbed: namespaces, veth, random loss
+  libibverbs-dev ibverbs-utils perftest  # libbifrost-verbs.so: rdma-core 44's verbs.h, its clients
 )
 
 missing=()

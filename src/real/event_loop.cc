@@ -208,6 +208,17 @@ void EventLoop::dispatch_ready(const timespec* timeout) {
   retired_.clear();
 }
 
+Time EventLoop::next_due() {
+  if (!deferred_.empty()) return Time::zero();
+  prune();
+  return heap_.empty() ? Time::max() : heap_.front().when;
+}
+
+bool EventLoop::run_due() {
+  const bool timers_ran = run_due_timers();
+  return run_deferred() || timers_ran;
+}
+
 void EventLoop::run() {
   stopped_ = false;
   while (!stopped_) run_once();

@@ -1,5 +1,6 @@
 #include "bifrost/world/packet.h"
 
+#include <atomic>
 #include <deque>
 
 namespace bifrost::world {
@@ -29,7 +30,10 @@ class PacketPool {
   std::vector<Packet*> free_;
 };
 
+std::atomic<PacketPool*> shared_pool{nullptr};
+
 PacketPool& pool() {
+  if (PacketPool* shared = shared_pool.load(std::memory_order_relaxed)) return *shared;
   thread_local PacketPool instance;
   return instance;
 }
@@ -59,6 +63,11 @@ PacketPtr make_packet() {
 
 std::size_t packets_allocated() {
   return pool().allocated();
+}
+
+void share_packet_pool_between_threads() {
+  if (shared_pool.load() != nullptr) return;
+  shared_pool.store(new PacketPool());  // never freed: packets may be returned at exit
 }
 
 }  // namespace bifrost::world

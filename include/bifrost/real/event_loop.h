@@ -66,6 +66,14 @@ class EventLoop final : public world::Scheduler {
   void run_once(Time deadline = Time::max());
   void stop() { stopped_ = true; }
 
+  // For a thread that sleeps outside the loop (the verbs library's progress thread, which must
+  // not hold the NIC's lock while it waits): the epoll descriptor, readable when a watched fd
+  // is ready; when the next timer or deferred callback is due (Time::max() if none); and a pass
+  // that runs only what is due, without looking at the fds (no system call of its own).
+  int wait_fd() const { return epoll_fd_; }
+  Time next_due();
+  bool run_due();
+
   size_t pending_timers() const { return live_timers_; }
   bool busy_poll() const { return config_.busy_poll; }
 

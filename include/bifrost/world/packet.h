@@ -69,5 +69,11 @@ using PacketPtr = std::unique_ptr<Packet, detail::PacketRecycler>;
 PacketPtr make_packet();
 // Packets this thread's pool has created so far (in use plus free); for tests and benchmarks.
 std::size_t packets_allocated();
+// From now on every thread of the process takes packets from, and returns them to, one pool
+// that lives until the process ends. For a world that several threads drive under a lock of
+// their own (the verbs library: the application's threads and a progress thread), where a
+// packet made on one thread is often freed on another, which may exit first. The caller's
+// lock must cover every packet operation. Call it before the first packet is made.
+void share_packet_pool_between_threads();
 
 }  // namespace bifrost::world
