@@ -92,12 +92,13 @@ void RogueConnection::resend(const std::vector<Segment>& segments) {
 
 void RogueConnection::send_takeover_notice(size_t index) {
   if (notice_) endpoint_.scheduler().cancel(notice_->retry);
-  notice_.emplace();
-  notice_->message = ControlMessage{.connection = peer_->connection_id,
-                                    .kind = ControlKind::takeover,
-                                    .qp_index = static_cast<uint16_t>(index),
-                                    .sequence = resync_.next_sequence(),
-                                    .value = receives_done_};
+  TakeoverNotice notice;
+  notice.message = ControlMessage{.connection = peer_->connection_id,
+                                  .kind = ControlKind::takeover,
+                                  .qp_index = static_cast<uint16_t>(index),
+                                  .sequence = resync_.next_sequence(),
+                                  .value = receives_done_};
+  notice_ = notice;
   repeat_takeover_notice();
 }
 
