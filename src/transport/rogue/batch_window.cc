@@ -53,13 +53,6 @@ void BatchWindow::close_batch() {
   if (uc()) arm_sample_timer();
 }
 
-BatchWindow::Batch* BatchWindow::find(uint64_t id) {
-  for (Batch& b : batches_) {
-    if (b.id == id) return &b;
-  }
-  return nullptr;
-}
-
 void BatchWindow::on_signal(uint64_t batch, Time at) {
   if (uc()) {
     uc_.on_send_completion(batch, at);  // t_sig; the sample comes with the echo

@@ -65,7 +65,6 @@ class BatchWindow {
     Time enqueued_at;          // scheduler time, for the UC sample timeout
   };
 
-  Batch* find(uint64_t id);
   bool uc() const { return config_.qp_type == QpType::uc; }
   // A sample for batch `b`: to the CC unless it is held off; then the rate.
   void take_sample(const Batch& b, Time rtt);

@@ -23,14 +23,8 @@ void RogueReceiver::start() {
 
 void RogueReceiver::post_receives(rnic::QueuePair& qp) {
   // Path i's receives use staging slots [i * receive_slots, (i + 1) * receive_slots).
-  const auto& paths = connection_.paths();
-  for (size_t i = 0; i < paths.size(); ++i) {
-    if (paths[i].qp != &qp) continue;
-    const auto first = static_cast<uint32_t>(i * config_.receive_slots);
-    for (uint32_t s = 0; s < config_.receive_slots; ++s) repost(qp, first + s);
-    return;
-  }
-  throw Error("rogue receiver: QP {} is not the connection's", qp.qp_num());
+  const auto first = static_cast<uint32_t>(connection_.path_index(qp) * config_.receive_slots);
+  for (uint32_t s = 0; s < config_.receive_slots; ++s) repost(qp, first + s);
 }
 
 void RogueReceiver::repost(rnic::QueuePair& qp, uint32_t slot) {
