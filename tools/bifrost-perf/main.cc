@@ -21,11 +21,11 @@ namespace bifrost::perf {
 // stream messages through Connection::send, read_bw streams Connection::read from the server's
 // buffer, send_lat ping-pongs messages; the QP type is the transport's business.
 void validate_bifrost(const Options& o) {
-  if (o.test == "write_lat") {
+  if (o.test == "write_lat" || o.test == "read_lat") {
     throw Error(
-        "write_lat cannot run over --transport {}: a Bifröst connection has no one-sided "
-        "WRITE to a peer's buffer; use send_lat (message ping-pong)",
-        o.transport);
+        "{} cannot run over --transport {}: a Bifröst connection's one-sided operations are "
+        "timed by read_bw; use send_lat (message ping-pong)",
+        o.test, o.transport);
   }
   if (o.connection_given) {
     throw Error(
@@ -60,12 +60,32 @@ void validate_bifrost(const Options& o) {
   }
 }
 
+// RoGUE takes the verbs the bare-QP tests post, over one RC or UC QP (plus a shadow) per -q.
+void validate_rogue(const Options& o) {
+  if (o.connection_given) {
+    throw Error("-c cannot be combined with --transport {}: the transport names the QP type",
+                o.transport);
+  }
+  if (o.transport == "rogue-uc" && o.op() == Op::read) {
+    throw Error("{} needs --transport rogue-rc: UC has no RDMA READ", o.test);
+  }
+  if (o.op() == Op::send && o.max_size() > (1u << 16)) {
+    throw Error(
+        "{} over --transport {}: a SEND is never cut into segments and must land whole in one "
+        "of the receiver library's receives (64 KiB); -s {} is larger, use write_bw",
+        o.test, o.transport, o.max_size());
+  }
+}
+
 void validate(const Options& o) {
   const bool known = o.test == "write_bw" || o.test == "send_bw" || o.test == "read_bw" ||
-                     o.test == "write_lat" || o.test == "send_lat" || o.test == "rpc_bw";
+                     o.test == "write_lat" || o.test == "send_lat" || o.test == "read_lat" ||
+                     o.test == "rpc_bw";
   if (!known) {
-    throw Error("unknown test '{}': use write_bw, send_bw, read_bw, write_lat, send_lat or rpc_bw",
-                o.test);
+    throw Error(
+        "unknown test '{}': use write_bw, send_bw, read_bw, write_lat, send_lat, read_lat or "
+        "rpc_bw",
+        o.test);
   }
   if (o.is_rpc() && !o.uses_bifrost()) {
     throw Error(
@@ -74,10 +94,12 @@ void validate(const Options& o) {
         o.test);
   }
   if (o.depth == 0 || o.depth > 4096) throw Error("--depth {} is invalid: use 1..4096", o.depth);
-  if (o.transport != "rc" && !o.uses_bifrost()) {
-    throw Error("unknown --transport '{}': use rc, bifrost-uc or bifrost-rc", o.transport);
+  if (o.transport != "rc" && !o.uses_bifrost() && !o.uses_rogue()) {
+    throw Error("unknown --transport '{}': use rc, bifrost-uc, bifrost-rc, rogue-rc or rogue-uc",
+                o.transport);
   }
   if (o.uses_bifrost()) validate_bifrost(o);
+  if (o.uses_rogue()) validate_rogue(o);
   if (o.connection != "RC" && o.connection != "UC" && o.connection != "UD") {
     throw Error("unknown connection type '{}': use RC, UC or UD", o.connection);
   }
@@ -174,7 +196,8 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   Options o;
   CLI::App app{"bifrost-perf: perftest-style RDMA benchmarks over the bifrost soft RNIC"};
-  app.add_option("test", o.test, "write_bw | send_bw | read_bw | write_lat | send_lat | rpc_bw")
+  app.add_option("test", o.test,
+                 "write_bw | send_bw | read_bw | write_lat | send_lat | read_lat | rpc_bw")
       ->required();
   app.add_option("server", o.server, "server address (client only); omit to be the server");
   app.add_option("-s,--size", o.size, "message size in bytes")->capture_default_str();
@@ -183,7 +206,9 @@ int main(int argc, char** argv) {
   app.add_option("-D,--duration", o.duration, "run for this many seconds (bandwidth tests)");
   app.add_option("-q,--qp", o.qps, "number of QPs")->capture_default_str();
   app.add_option("-c,--connection", o.connection, "RC | UC")->capture_default_str();
-  app.add_option("--transport", o.transport, "rc | bifrost-uc | bifrost-rc")->capture_default_str();
+  app.add_option("--transport", o.transport,
+                 "rc | bifrost-uc | bifrost-rc | rogue-rc | rogue-uc (bare verbs, Bifröst, RoGUE)")
+      ->capture_default_str();
   app.add_flag("--report_gbits", o.report_gbits, "report bandwidth in Gb/s");
   app.add_option("--out_json", o.out_json, "write results as JSON to this file");
   app.add_flag("--verify", o.verify, "check the content of every message end to end");
@@ -195,7 +220,7 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", o.timeout, "seconds without progress before giving up")
       ->capture_default_str();
   app.add_option("--qp_timeout", o.qp_timeout,
-                 "plain RC: ACK timeout exponent (4.096 us * 2^x; 0 = infinite)")
+                 "plain RC and RoGUE RC: ACK timeout exponent (4.096 us * 2^x; 0 = infinite)")
       ->check(CLI::Range(0, 31))
       ->default_str(std::to_string(o.qp_timeout));  // a uint8_t would print as a character
   app.add_option("--bifrost_rc_timeout", o.bifrost_rc_timeout,
@@ -207,7 +232,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--min_rto", o.min_rto_us, "Bifröst: minimum retransmission timeout, microseconds")
       ->capture_default_str();
-  app.add_option("--line_rate", o.line_rate_gbps, "Bifröst: line rate in Gb/s (the BDP's)")
+  app.add_option(
+         "--line_rate", o.line_rate_gbps,
+         "Bifröst and RoGUE: line rate in Gb/s (Bifröst's BDP; RoGUE's segment, rate step and "
+         "limiter ceiling)")
       ->capture_default_str();
   app.add_option("--ack_every", o.ack_every,
                  "Bifröst: WQEs a software ACK coalesces (1: one ACK per WQE)")
@@ -232,6 +260,22 @@ int main(int argc, char** argv) {
                  "Bifröst: software congestion control, swift | swift-md | dcqcn | none (dcqcn "
                  "reacts to CE marks: it needs --ecn on both sides and a marking bottleneck)")
       ->capture_default_str();
+  app.add_option("--rogue_segment", o.rogue_segment,
+                 "RoGUE: segment bytes large verbs are cut into (0: 64 KiB at <= 10 Gb/s "
+                 "--line_rate, 256 KiB at >= 100 Gb/s, 128 KiB between)")
+      ->capture_default_str();
+  app.add_option("--rogue_batch", o.rogue_batch,
+                 "RoGUE: bytes per signalled batch (0: one segment)")
+      ->capture_default_str();
+  app.add_option("--rogue_shadow", o.rogue_shadow,
+                 "RoGUE RC: a shadow QP takes over a failed QP (0: the verbs wait for its resync)")
+      ->capture_default_str();
+  app.add_option("--rogue_pace", o.rogue_pace,
+                 "RoGUE: pace each QP's NIC rate limiter at cwnd / base RTT (0: the window only)")
+      ->capture_default_str();
+  app.add_option("--rogue_trace", o.rogue_trace,
+                 "RoGUE: write every congestion-control event (samples, rate changes, posting "
+                 "stops) of every connection to this CSV file");
   app.add_flag("--ecn", o.ecn,
                "send data packets ECN-capable (ECT(0)); the receiving NIC reports CE marks to "
                "the transport");

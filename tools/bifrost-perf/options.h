@@ -12,7 +12,7 @@ namespace bifrost::perf {
 enum class Op { write, send, read };
 
 struct Options {
-  std::string test;    // write_bw, send_bw, read_bw, write_lat, send_lat, rpc_bw
+  std::string test;    // write_bw, send_bw, read_bw, write_lat, send_lat, read_lat, rpc_bw
   std::string server;  // empty: this is the server
   uint32_t size = 65536;
   bool all_sizes = false;
@@ -57,6 +57,13 @@ struct Options {
   // rpc_bw: requests outstanding per connection, and the response size (0: the request's).
   uint32_t depth = 8;
   uint32_t response_size = 0;
+  // RoGUE (--transport rogue-rc|rogue-uc): segment and batch bytes (0: the defaults for
+  // --line_rate), a shadow QP per RC QP, pacing through the NIC's rate limiter.
+  uint64_t rogue_segment = 0;
+  uint64_t rogue_batch = 0;
+  bool rogue_shadow = true;
+  bool rogue_pace = true;
+  std::string rogue_trace;  // CSV of every congestion-control event (empty: none)
 
   bool is_client() const { return !server.empty(); }
   bool is_latency() const { return test.ends_with("_lat"); }
@@ -76,6 +83,9 @@ struct Options {
   }
   // The Bifröst transport (a message channel) instead of bare verbs.
   bool uses_bifrost() const { return transport == "bifrost-uc" || transport == "bifrost-rc"; }
+  // RoGUE beneath the verbs: the tests post the same verbs as over bare QPs, RoGUE segments,
+  // batches, paces and (RC) replaces failed QPs beneath them.
+  bool uses_rogue() const { return transport == "rogue-rc" || transport == "rogue-uc"; }
   // -a: 2 B .. 8 MiB over verbs; over Bifröst 8 B (room for the message index that --verify
   // needs) .. 4 MiB (the largest Bifröst message), send_bw at most 64 KiB (one SEND each),
   // rpc_bw 2 MiB. The largest message either side sends (an RPC response may be larger).
@@ -84,6 +94,7 @@ struct Options {
     if (is_rpc()) return std::max(all_sizes ? (1u << 21) : size, response_size);
     if (!all_sizes) return size;
     if (connection == "UD" && !uses_bifrost()) return mtu;  // one packet per UD message
+    if (uses_rogue() && op() == Op::send) return 1u << 16;  // a SEND lands in one receive
     if (!uses_bifrost()) return 1u << 23;
     return op() == Op::send ? (1u << 16) : (1u << 22);
   }

@@ -67,6 +67,30 @@ RpcCost rpc_cost(const RunResults& r) {
   return c;
 }
 
+// RoGUE's own counters (rogue_verbs.h), here / at the peer.
+void print_rogue(const nlohmann::json& t, const nlohmann::json& p) {
+  fmt::print(
+      " RoGUE batches   : {} / {} batches, {} / {} signals, {} / {} segments for {} / {} verbs\n",
+      counter(t, "batches"), counter(p, "batches"), counter(t, "signals"), counter(p, "signals"),
+      counter(t, "segments_posted"), counter(p, "segments_posted"), counter(t, "verbs_posted"),
+      counter(p, "verbs_posted"));
+  fmt::print(
+      " RoGUE CC        : {} / {} RTT samples, {} / {} held off, {} / {} discarded (<= 0), {} / "
+      "{} rate updates; WRITE window {:.0f} B, rate {:.2f} Gb/s at the end (here)\n",
+      counter(t, "rtt_samples"), counter(p, "rtt_samples"), counter(t, "held_off_samples"),
+      counter(p, "held_off_samples"), counter(t, "discarded_samples"),
+      counter(p, "discarded_samples"), counter(t, "rate_updates"), counter(p, "rate_updates"),
+      t.value("write_window_bytes_mean", 0.0), t.value("write_rate_gbps_mean", 0.0));
+  fmt::print(
+      " RoGUE recovery  : {} / {} shadow switches, {} / {} resyncs, {} / {} lost echoes, {} / {} "
+      "sample timeouts, {} / {} duplicates suppressed, {} / {} verbs failed\n",
+      counter(t, "shadow_switches"), counter(p, "shadow_switches"), counter(t, "resyncs"),
+      counter(p, "resyncs"), counter(t, "lost_echoes"), counter(p, "lost_echoes"),
+      counter(t, "sample_timeouts"), counter(p, "sample_timeouts"),
+      counter(t, "duplicates_suppressed"), counter(p, "duplicates_suppressed"),
+      counter(t, "verbs_failed"), counter(p, "verbs_failed"));
+}
+
 }  // namespace
 
 void print_banner(Session& s) {
@@ -77,6 +101,11 @@ void print_banner(Session& s) {
                o.transport);
     fmt::print(" Connection type : {:<16}Using SRQ      : OFF\n",
                o.transport == "bifrost-uc" ? "UC + soft ACKs" : "RC + backups");
+  } else if (o.uses_rogue()) {
+    fmt::print(" Connections     : {:<16}Transport type : RoGUE over the soft RNIC ({})\n", o.qps,
+               o.transport);
+    fmt::print(" Connection type : {:<16}Using SRQ      : OFF\n",
+               o.transport == "rogue-rc" ? (o.rogue_shadow ? "RC + shadow" : "RC") : "UC");
   } else {
     fmt::print(" Number of qps   : {:<16}Transport type : bifrost soft RNIC ({})\n", o.qps,
                o.transport);
@@ -176,6 +205,7 @@ void print_footer(const Options& o, const RunResults& r) {
                counter(t, "chunks"), counter(pt, "chunks"),
                100 * t.value("loss_rate_estimate", 0.0), 100 * pt.value("loss_rate_estimate", 0.0));
   }
+  if (local.contains("rogue")) print_rogue(local["rogue"], peer.value("rogue", nlohmann::json{}));
   if (o.is_rpc()) {
     const RpcCost cost = rpc_cost(r);
     fmt::print(

@@ -11,6 +11,7 @@
 #include "bw_tally.h"
 #include "latency_stats.h"
 #include "message_runs.h"
+#include "rogue_verbs.h"
 #include "rpc_runs.h"
 #include "runner.h"
 
@@ -35,14 +36,33 @@ uint64_t index_of(uint64_t id) {
   return id & kIndexMask;
 }
 
-// A Runner that drains the session's CQ: failed work requests end the run, the others go to
+// A Runner that takes the completions of its lanes (the session's CQ for bare QPs, the
+// handlers of RoGUE connections): failed work requests end the run, the others go to
 // on_completion.
 class VerbsRunner : public Runner {
  public:
   VerbsRunner(Session& s, uint32_t size) : Runner(s, size) {
-    s_.cq().set_handler([this] { drain(); });
+    if (!o_.uses_rogue()) {
+      s_.cq().set_handler([this] { drain(); });
+      return;
+    }
+    for (size_t c = 0; c < s_.qp_count(); ++c) {
+      s_.rogue(c).set_completion_handler(
+          [this](const transport::rogue::Completion& done) { take(work_completion(done)); });
+      s_.rogue(c).set_receive_handler(
+          [this](const transport::rogue::Receive& r) { take(work_completion(r)); });
+    }
   }
-  ~VerbsRunner() override { s_.cq().set_handler(nullptr); }
+  ~VerbsRunner() override {
+    if (!o_.uses_rogue()) {
+      s_.cq().set_handler(nullptr);
+      return;
+    }
+    for (size_t c = 0; c < s_.qp_count(); ++c) {
+      s_.rogue(c).set_completion_handler({});
+      s_.rogue(c).set_receive_handler({});
+    }
+  }
 
  protected:
   virtual void on_completion(const WorkCompletion& wc) = 0;
@@ -50,35 +70,47 @@ class VerbsRunner : public Runner {
   void post(size_t qp, rnic::SendWr wr) {
     if (s_.ud()) wr.ud = s_.ud_destination(qp);
     try {
-      s_.qp(qp).post_send(wr);
+      if (o_.uses_rogue()) {
+        s_.rogue(qp).post(rogue_work(wr, s_.mr()));
+      } else {
+        s_.qp(qp).post_send(wr);
+      }
     } catch (const Error& e) {
-      fail(fmt::format("post_send on QP {}: {}", qp, e.what()));
+      fail(fmt::format("posting on {}: {}", lane_name(qp), e.what()));
     }
   }
   void post_recv(size_t qp, uint64_t slot) {
-    const rnic::RecvWr wr{wr_id(qp, slot), rnic::Sge{s_.slot_va(qp, slot),
-                                                     o_.max_size() + s_.recv_offset(), s_.lkey()}};
-    s_.qp(qp).post_recv(wr);
+    const uint64_t va = s_.slot_va(qp, slot);
+    const uint32_t length = o_.max_size() + s_.recv_offset();
+    if (o_.uses_rogue()) {
+      s_.rogue(qp).post_recv(wr_id(qp, slot), transport::MessageBuffer{&s_.mr(), va, length});
+      return;
+    }
+    s_.qp(qp).post_recv(rnic::RecvWr{wr_id(qp, slot), rnic::Sge{va, length, s_.lkey()}});
   }
 
  private:
+  std::string lane_name(size_t qp) {
+    return o_.uses_rogue() ? fmt::format("RoGUE connection {}", qp)
+                           : fmt::format("QP {}", s_.qp(qp).qp_num());
+  }
   void drain() {
     WorkCompletion wcs[64];
     size_t n = 0;
     while ((n = s_.cq().poll(64, wcs)) > 0) {
-      for (size_t i = 0; i < n; ++i) {
-        if (wcs[i].status != WcStatus::success) {
-          fail(
-              fmt::format("QP {} work request {} failed: {} (the peer stopped answering or "
-                          "refused the access)",
-                          s_.qp(qp_of(wcs[i].wr_id)).qp_num(), index_of(wcs[i].wr_id),
-                          rnic::to_string(wcs[i].status)));
-          continue;
-        }
-        progressed();
-        on_completion(wcs[i]);
-      }
+      for (size_t i = 0; i < n; ++i) take(wcs[i]);
     }
+  }
+  void take(const WorkCompletion& wc) {
+    if (wc.status != WcStatus::success) {
+      fail(
+          fmt::format("{} work request {} failed: {} (the peer stopped answering or refused "
+                      "the access)",
+                      lane_name(qp_of(wc.wr_id)), index_of(wc.wr_id), rnic::to_string(wc.status)));
+      return;
+    }
+    progressed();
+    on_completion(wc);
   }
 };
 
@@ -163,6 +195,13 @@ class Responder final : public VerbsRunner {
     p.corrupt = corrupt_;
     return p;
   }
+  // After the client finished: its last messages may have been acknowledged before this
+  // side's loop took their receive completions (RoGUE hands them on a turn later). Waits
+  // until `expected` arrived, at most 2 s (over UC a lost message never does).
+  void settle(uint64_t expected) {
+    const Time deadline = s_.loop().now() + Time::from_seconds(std::min(o_.timeout, 2.0));
+    s_.loop().run_until([this, expected] { return received_ >= expected; }, deadline);
+  }
 
  private:
   void on_completion(const WorkCompletion& wc) override {
@@ -222,11 +261,13 @@ class Responder final : public VerbsRunner {
   uint64_t stale_ = 0;
 };
 
-// Client of write_lat / send_lat: one message at a time on QP 0, timed until the echo lands.
+// Client of write_lat / send_lat: one message at a time on QP 0, timed until the echo lands,
+// half the round trip reported (perftest's convention). read_lat: one READ at a time, its whole
+// round trip reported (as ib_read_lat does: a READ has no echo to halve).
 class LatClient final : public VerbsRunner {
  public:
   LatClient(Session& s, uint32_t size, bool receives_posted) : VerbsRunner(s, size) {
-    if (!receives_posted) {
+    if (!receives_posted && !reads()) {
       for (uint64_t slot = 0; slot < s.slots(); ++slot) post_recv(0, slot);
     }
     samples_.reserve(o_.effective_iterations());
@@ -238,6 +279,7 @@ class LatClient final : public VerbsRunner {
   }
 
  private:
+  bool reads() const { return o_.op() == Op::read; }
   void post_more() override {
     for (const uint64_t slot : reposts_) post_recv(0, slot);
     reposts_.clear();
@@ -246,28 +288,43 @@ class LatClient final : public VerbsRunner {
     rnic::SendWr wr;
     wr.wr_id = wr_id(0, k);
     wr.sge = rnic::Sge{s_.slot_va(0, k), size_, s_.lkey()};
-    wr.opcode = o_.op() == Op::write ? WrOpcode::rdma_write_with_imm
-                                     : (o_.verify ? WrOpcode::send_with_imm : WrOpcode::send);
+    wr.opcode = reads()                ? WrOpcode::rdma_read
+                : o_.op() == Op::write ? WrOpcode::rdma_write_with_imm
+                                       : (o_.verify ? WrOpcode::send_with_imm : WrOpcode::send);
     wr.remote_addr = s_.peer_slot_va(0, k);
     wr.rkey = s_.peer().rkey;
     wr.imm = static_cast<uint32_t>(k);
-    if (o_.verify) rnic::fill_pattern(message_seed(0, k), 0, s_.slot_bytes(0, k, size_));
+    if (o_.verify) {
+      // A READ's target is cleared, so a READ that writes nothing cannot pass.
+      const auto slot = s_.slot_bytes(0, k, size_);
+      if (reads()) {
+        std::memset(slot.data(), 0, slot.size());
+      } else {
+        rnic::fill_pattern(message_seed(0, k), 0, slot);
+      }
+    }
     in_flight_ = true;
     sent_at_ = s_.loop().now();
     post(0, wr);
   }
   void on_completion(const WorkCompletion& wc) override {
-    if (wc.opcode != WcOpcode::recv && wc.opcode != WcOpcode::recv_rdma_with_imm) return;
+    const bool echo = wc.opcode == WcOpcode::recv || wc.opcode == WcOpcode::recv_rdma_with_imm;
+    if (reads() ? wc.opcode != WcOpcode::rdma_read : !echo) return;
     const Time rtt = s_.loop().now() - sent_at_;
-    samples_.push_back(rtt.microseconds() / 2);
+    samples_.push_back(reads() ? rtt.microseconds() : rtt.microseconds() / 2);
     const uint64_t k = next_ - 1;
-    const uint64_t slot = index_of(wc.wr_id);
-    if (o_.verify) {
-      const auto bytes = wc.opcode == WcOpcode::recv_rdma_with_imm ? s_.slot_bytes(0, k, size_)
-                                                                   : s_.recv_bytes(0, slot, size_);
-      check(message_seed(0, k), bytes, "echo", k);
+    if (reads()) {
+      if (o_.verify) check(message_seed(0, k % s_.slots()), s_.slot_bytes(0, k, size_), "READ", k);
+    } else {
+      const uint64_t slot = index_of(wc.wr_id);
+      if (o_.verify) {
+        const auto bytes = wc.opcode == WcOpcode::recv_rdma_with_imm
+                               ? s_.slot_bytes(0, k, size_)
+                               : s_.recv_bytes(0, slot, size_);
+        check(message_seed(0, k), bytes, "echo", k);
+      }
+      reposts_.push_back(slot);
     }
-    reposts_.push_back(slot);
     in_flight_ = false;
     schedule_post();
   }
@@ -339,7 +396,11 @@ nlohmann::json local_counters(Session& s) {
                       {"udp_rx_bad_icrc", p.rx_bad_icrc},
                       {"udp_rx_queueing_mean_us", s.port().mean_rx_queueing().microseconds()},
                       {"cpu_seconds", process_cpu_seconds()}};
-  if (s.has_endpoint()) j["transport"] = transport_counters(s);
+  if (s.options().uses_rogue()) {
+    j["rogue"] = rogue_counters(s);
+  } else if (s.has_endpoint()) {
+    j["transport"] = transport_counters(s);
+  }
   return j;
 }
 
@@ -416,9 +477,10 @@ RunResults run_server(Session& s) {
   const Options& o = s.options();
   RunResults results;
   if (o.verify && o.op() == Op::read) fill_read_sources(s);
-  // Receives are needed for SEND, for WRITE_WITH_IMM (--verify) and for every latency echo.
-  const bool needs_receives =
-      o.op() == Op::send || o.is_latency() || (o.verify && o.op() == Op::write);
+  // Receives are needed for SEND, for WRITE_WITH_IMM (--verify) and for every latency echo
+  // (read_lat has none: the server stays passive).
+  const bool needs_receives = o.op() == Op::send || (o.is_latency() && o.op() != Op::read) ||
+                              (o.verify && o.op() == Op::write);
   bool receives_posted = !needs_receives;
   while (true) {
     const nlohmann::json m = s.channel().receive(control_timeout(o) * 6);
@@ -441,10 +503,14 @@ RunResults run_server(Session& s) {
     const nlohmann::json done = s.channel().receive(control_timeout(o));
     if (done.value("phase", "") != "done")
       throw Error("unexpected control message '{}'", done.dump());
+    const SizeResult client_result = size_result_from_json(done.at("result"));
+    // Every SEND, and every WRITE_WITH_IMM that --verify posts, consumes one receive here.
+    const bool one_receive_each = o.op() == Op::send || (o.verify && o.op() == Op::write);
+    if (one_receive_each && !o.is_latency()) responder.settle(client_result.iterations);
     const PeerStats stats = responder.stats();
     results.verified += stats.verified;
     results.corrupt += stats.corrupt;
-    results.sizes.push_back(size_result_from_json(done.at("result")));
+    results.sizes.push_back(client_result);
     results.peer_counters = done.at("counters");
     s.channel().send({{"phase", "stats"}, {"stats", to_json(stats, local_counters(s))}});
   }

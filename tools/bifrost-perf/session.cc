@@ -1,5 +1,7 @@
 #include "session.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 
 #include "bifrost/core/error.h"
@@ -40,6 +42,10 @@ nlohmann::json settings_of(const Options& o) {
           {"bifrost_rc_timeout", o.bifrost_rc_timeout},
           {"hint_when_idle", o.hint_when_idle},
           {"response_size", o.response_size},
+          {"rogue_segment", o.rogue_segment},
+          {"rogue_batch", o.rogue_batch},
+          {"rogue_shadow", o.rogue_shadow},
+          {"rogue_pace", o.rogue_pace},
           {"ack_priority", o.ack_priority}};
 }
 
@@ -63,6 +69,28 @@ transport::TransportConfig transport_config(const Options& o) {
   c.rc_timeout = o.bifrost_rc_timeout;
   // send_bw: every message one SEND (the small-message path), however large.
   if (o.op() == Op::send) c.send_threshold = std::max(c.send_threshold, o.max_size());
+  return c;
+}
+
+transport::rogue::RogueConfig rogue_config(const Options& o) {
+  transport::rogue::RogueConfig c;
+  c.qp_type =
+      o.transport == "rogue-rc" ? transport::rogue::QpType::rc : transport::rogue::QpType::uc;
+  c.line_rate = Rate::bps(static_cast<int64_t>(o.line_rate_gbps * 1e9));
+  c.mtu = o.mtu;
+  c.segment_bytes = o.rogue_segment;
+  c.batch_bytes = o.rogue_batch;
+  c.shadow_qp = o.rogue_shadow;
+  c.pace = o.rogue_pace;
+  // The application's QP timeout (perftest's --qp_timeout); RoGUE's retry count stays 1.
+  c.rc_timeout = o.qp_timeout;
+  // The soft NIC answers a resync request only when its peer's event loop gets to it: ask
+  // every 5 ms, 20 times, as Bifröst's reconnect does here.
+  c.resync_interval = Time::ms(5);
+  c.resync_attempts = 20;
+  // send_bw / send_lat: a SEND lands whole in one of the library's receives.
+  if (o.op() == Op::send) c.max_send_bytes = std::max<uint64_t>(c.max_send_bytes, o.max_size());
+  c.validate();
   return c;
 }
 
@@ -104,7 +132,7 @@ Session::Session(const Options& options)
       std::clamp<uint64_t>(kMaxBufferPerQp / slot_bytes_, 1, options_.tx_depth));
   const uint64_t length = slot_bytes_ * slots_ * options_.qps;
   memory_ = std::make_unique<rnic::ByteMemory>(kBufferBase, length);
-  if (options_.uses_bifrost()) {
+  if (options_.uses_bifrost() || options_.uses_rogue()) {
     transport::EndpointConfig ec;
     ec.memory = transport::MemoryKind::bytes;
     ec.seed = dc.seed;
@@ -117,7 +145,7 @@ Session::Session(const Options& options)
   const rnic::ProtectionDomain pd = endpoint_ ? endpoint_->pd() : device_->alloc_pd();
   // Over Bifröst the peer addresses this buffer only in read_bw (one-sided READs of the
   // server's slots; over UC the server writes the data back into the client's).
-  const bool remote = !endpoint_ || options_.op() == Op::read;
+  const bool remote = !options_.uses_bifrost() || options_.op() == Op::read;
   const auto access =
       remote ? rnic::Access::local_write | rnic::Access::remote_write | rnic::Access::remote_read
              : rnic::Access::local_write;
@@ -126,17 +154,16 @@ Session::Session(const Options& options)
     build_bifrost(local, length);
     return;
   }
+  if (options_.uses_rogue()) {
+    build_rogue(local, length);
+    return;
+  }
   cq_ = &device_->create_cq(1 << 20);
   const rnic::QpType type = ud()                          ? rnic::QpType::ud
                             : options_.connection == "UC" ? rnic::QpType::uc
                                                           : rnic::QpType::rc;
   RandomStream rng(dc.seed, "psn");
-  mine_.ip = local;
-  mine_.mtu = options_.mtu;
-  mine_.buffer_va = kBufferBase;
-  mine_.buffer_length = length;
-  mine_.rkey = mr_->rkey;
-  mine_.settings = settings_of(options_);
+  describe_self(local, length);
   for (uint32_t i = 0; i < options_.qps; ++i) {
     qps_.push_back(&device_->create_qp(pd, type, *cq_, *cq_));
     mine_.qps.push_back({qps_.back()->qp_num(), static_cast<uint32_t>(rng.next_u64() & 0xFFFFFF)});
@@ -167,19 +194,57 @@ void Session::build_bifrost(world::Ipv4 local, uint64_t length) {
     connections_.push_back(&endpoint_->create_connection(config));
     mine_.offers.push_back(endpoint_->offer(*connections_.back()));
   }
-  mine_.ip = local;
-  mine_.mtu = options_.mtu;
-  mine_.buffer_va = kBufferBase;
-  mine_.buffer_length = length;
-  mine_.rkey = mr_->rkey;
-  mine_.settings = settings_of(options_);
+  describe_self(local, length);
   peer_ = real::exchange_peer_info(channel_, mine_, Time::from_seconds(options_.timeout));
   for (uint32_t i = 0; i < options_.qps; ++i) {
     endpoint_->connect(*connections_[i], peer_.offers[i]);
   }
 }
 
+void Session::build_rogue(world::Ipv4 local, uint64_t length) {
+  const transport::rogue::RogueConfig config = rogue_config(options_);
+  for (uint32_t i = 0; i < options_.qps; ++i) {
+    rogue_.push_back(std::make_unique<transport::rogue::RogueConnection>(*endpoint_, config));
+    mine_.offers.push_back(rogue_.back()->offer());
+  }
+  describe_self(local, length);
+  peer_ = real::exchange_peer_info(channel_, mine_, Time::from_seconds(options_.timeout));
+  for (uint32_t i = 0; i < options_.qps; ++i) rogue_[i]->connect(peer_.offers[i]);
+  if (!options_.rogue_trace.empty()) trace_rogue(options_.rogue_trace);
+}
+
+void Session::trace_rogue(const std::string& path) {
+  rogue_trace_.open(path);
+  if (!rogue_trace_) throw Error("cannot write {}", path);
+  rogue_trace_ << "connection,event,window,time_us,cwnd_bytes,batches_in_flight,rtt_us,"
+                  "base_rtt_us,held_off,rate_gbps\n";
+  for (size_t c = 0; c < rogue_.size(); ++c) {
+    rogue_[c]->set_trace([this, c](const transport::rogue::TraceEvent& e) {
+      using Kind = transport::rogue::TraceEvent::Kind;
+      const char* event = e.kind == Kind::sample ? "sample"
+                          : e.kind == Kind::rate ? "rate"
+                                                 : "pumped";
+      const double rate = e.new_rate ? e.new_rate->gbps() : 0.0;
+      rogue_trace_ << fmt::format("{},{},{},{:.3f},{},{},{:.3f},{:.3f},{:d},{:.4f}\n", c, event,
+                                  e.read ? "read" : "write", e.now.microseconds(), e.cwnd,
+                                  e.batches_in_flight, e.rtt.microseconds(),
+                                  e.base_rtt.microseconds(), e.held_off, rate);
+    });
+  }
+}
+
+void Session::describe_self(world::Ipv4 local, uint64_t length) {
+  mine_.ip = local;
+  mine_.mtu = options_.mtu;
+  mine_.buffer_va = kBufferBase;
+  mine_.buffer_length = length;
+  mine_.rkey = mr_->rkey;
+  mine_.settings = settings_of(options_);
+}
+
 Session::~Session() {
+  // RoGUE connections unregister from the endpoint.
+  rogue_.clear();
   // Connections post to the device until they are gone; the device detaches from the port
   // when destroyed: endpoint, then device, then port.
   endpoint_.reset();

@@ -3,7 +3,10 @@
 // soft RNIC with its QPs connected to the peer's, and the registered buffer (slots of the
 // largest message size, per QP). With --transport bifrost-uc|bifrost-rc it holds a Bifröst
 // endpoint with one connection per -q instead of bare QPs; the buffer's slots are then per
-// connection and hold the messages handed to Connection::send.
+// connection and hold the messages handed to Connection::send. With --transport
+// rogue-rc|rogue-uc it holds one RoGUE connection per -q, which take the same verbs as bare
+// QPs (rogue_lanes.h).
+#include <fstream>
 #include <memory>
 #include <span>
 #include <vector>
@@ -15,6 +18,7 @@
 #include "bifrost/rnic/host_memory.h"
 #include "bifrost/rnic/responder.h"
 #include "bifrost/transport/endpoint.h"
+#include "bifrost/transport/rogue/rogue_connection.h"
 #include "options.h"
 
 namespace bifrost::perf {
@@ -34,11 +38,16 @@ class Session {
   real::ControlChannel& channel() { return channel_; }
   rnic::CompletionQueue& cq() { return *cq_; }
   rnic::QueuePair& qp(size_t i) { return *qps_[i]; }
-  // QPs (verbs) or connections (Bifröst): the unit slots and patterns are counted by.
-  size_t qp_count() const { return options_.uses_bifrost() ? connections_.size() : qps_.size(); }
+  // QPs (verbs) or connections (Bifröst, RoGUE): the unit slots and patterns are counted by.
+  size_t qp_count() const {
+    if (options_.uses_bifrost()) return connections_.size();
+    return options_.uses_rogue() ? rogue_.size() : qps_.size();
+  }
   transport::Endpoint& endpoint() { return *endpoint_; }
   transport::Connection& connection(size_t i) { return *connections_[i]; }
   bool has_endpoint() const { return endpoint_ != nullptr; }
+  transport::rogue::RogueConnection& rogue(size_t i) { return *rogue_[i]; }
+  const rnic::MemoryRegion& mr() const { return *mr_; }
   // A message of `length` bytes in slot `slot` of connection `c`, for Connection::send.
   transport::MessageBuffer message(size_t c, uint64_t slot, uint32_t length) const {
     return transport::MessageBuffer{mr_, slot_va(c, slot), length};
@@ -75,6 +84,11 @@ class Session {
  private:
   // Connections, offers exchanged over the bootstrap, connected.
   void build_bifrost(world::Ipv4 local, uint64_t length);
+  void build_rogue(world::Ipv4 local, uint64_t length);
+  // --rogue_trace: every connection's CC events as CSV lines.
+  void trace_rogue(const std::string& path);
+  // This side's address, buffer and settings, for the bootstrap.
+  void describe_self(world::Ipv4 local, uint64_t length);
 
   Options options_;
   real::ControlChannel channel_;
@@ -87,6 +101,8 @@ class Session {
   std::vector<rnic::QueuePair*> qps_;
   std::unique_ptr<transport::Endpoint> endpoint_;
   std::vector<transport::Connection*> connections_;
+  std::vector<std::unique_ptr<transport::rogue::RogueConnection>> rogue_;
+  std::ofstream rogue_trace_;
   uint32_t slots_ = 1;
   uint64_t slot_bytes_ = 0;
   real::PeerInfo mine_;

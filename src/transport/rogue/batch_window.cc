@@ -109,6 +109,11 @@ void BatchWindow::take_sample(const Batch& b, Time rtt) {
   const bool held_off = b.sent_before < holdoff_until_;
   if (held_off) {
     ++stats_.held_off_samples;
+  } else if (rtt == Time::zero()) {
+    // Clamped from below zero: the batch left faster than the limit it was corrected for (a
+    // limiter's burst credit, a clock step). It says nothing about the path's delay, and as a
+    // base RTT it would make every later sample look queued.
+    ++stats_.discarded_samples;
   } else {
     ++stats_.rtt_samples;
     connection_.observe_rtt(rtt);

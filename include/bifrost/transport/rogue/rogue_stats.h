@@ -15,6 +15,7 @@ struct RogueStats {
   uint64_t signals = 0;                // signaled WQEs posted by RoGUE
   uint64_t rtt_samples = 0;            // samples that reached the CC
   uint64_t held_off_samples = 0;       // samples taken inside the hold-off after a rate change
+  uint64_t discarded_samples = 0;      // samples that came out at or below zero (not to the CC)
   uint64_t rate_updates = 0;           // new limits put on a limiter (ours or, READ, the peer's)
   uint64_t lost_echoes = 0;            // UC batches whose echo never came (a later one came first)
   uint64_t sample_timeouts = 0;        // UC: every outstanding sample lost
