@@ -61,6 +61,8 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
   d.recovery.fasr_pool = {sc.nic.fasr_units, sc.nic.fasr_blocks, sc.nic.fasr_block_bits};
   d.data_path.ack_every_packets = sc.nic.ack_every_packets;
   d.data_path.ack_delay = sc.nic.ack_delay;
+  d.rate_limiter.change_delay = sc.nic.rate_change_delay;
+  d.per_priority_limiters = sc.nic.per_priority_limiters;
   d.data_path.ecn_capable = sc.switches.ecn.has_value();
   if (sc.nic.dcqcn) {
     const scenario::DcqcnSpec& s = sc.nic.dcqcn_spec;
@@ -92,6 +94,8 @@ rnic::NicProfile nic_profile(const scenario::NicProfileSpec& spec) {
   p.lossy.adaptive_retransmission = spec.adaptive_retransmission;
   if (spec.adaptive_rto) p.lossy.adaptive_rto = *spec.adaptive_rto;
   p.ack_delay = spec.ack_delay;
+  if (spec.rate_change_delay) p.rate_change_delay = *spec.rate_change_delay;
+  if (spec.per_priority_limiters) p.per_priority_limiters = *spec.per_priority_limiters;
   return p;
 }
 

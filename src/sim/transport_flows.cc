@@ -110,8 +110,11 @@ TransportFlows::Party& TransportFlows::party(uint32_t host, uint8_t priority) {
   // RoGUE writes into the peer's inbox, the region's second half.
   const uint64_t size = uint64_t{slot_count_} * slot_bytes_ * (config_.rogue ? 2 : 1);
   slot->app = std::make_unique<rnic::TokenMemory>(base, size);
-  const rnic::Access access = config_.rogue ? rnic::Access::local_write | rnic::Access::remote_write
-                                            : rnic::Access::local_write;
+  // RoGUE: WRITE flows land in the peer's inbox, READ flows fetch from the peer's slots.
+  const rnic::Access access =
+      config_.rogue
+          ? rnic::Access::local_write | rnic::Access::remote_write | rnic::Access::remote_read
+          : rnic::Access::local_write;
   slot->region = &device.reg_mr(slot->endpoint->pd(), base, size, access, slot->app.get());
   return *slot;
 }
@@ -178,7 +181,7 @@ void TransportFlows::send_message(Channel& c, int side, uint64_t id, uint64_t le
   const uint64_t addr = p.app->base() + uint64_t{slot} * slot_bytes_;
   p.app->write(addr, tag_payload(id, length));
   if (config_.rogue) {
-    post_rogue_write(c, side, id, slot, length);
+    post_rogue(c, side, id, slot, length);
     return;
   }
   Party* party = &p;
@@ -199,31 +202,40 @@ void TransportFlows::connect_rogue(Channel& c) {
       raw->rtt[side].add(rtt.microseconds());
       raw->rtt_sum_us[side] += rtt.microseconds();
     });
-    Party* p = c.party[side];
-    // wr_id: the flow id above the 16 bits of the message's slot.
-    c.rogue[side]->set_completion_handler([this, p](const transport::rogue::Completion& done) {
-      const auto slot = static_cast<uint32_t>(done.wr_id & 0xFFFF);
-      p->free_slots.push_back(slot);
-      on_message_done(done.wr_id >> 16, done.status != transport::rogue::Status::success);
-    });
+    // wr_id: the flow id above the 16 bits of the message's slot, which is the data holder's:
+    // this side's for a WRITE, the peer's for a READ.
+    c.rogue[side]->set_completion_handler(
+        [this, raw, side](const transport::rogue::Completion& done) {
+          const auto slot = static_cast<uint32_t>(done.wr_id & 0xFFFF);
+          const int holder = done.op == transport::rogue::Op::read ? 1 - side : side;
+          raw->party[holder]->free_slots.push_back(slot);
+          on_message_done(done.wr_id >> 16, done.status != transport::rogue::Status::success);
+        });
   }
   c.rogue[0]->connect(c.rogue[1]->offer());
   c.rogue[1]->connect(c.rogue[0]->offer());
 }
 
-void TransportFlows::post_rogue_write(Channel& c, int side, uint64_t id, uint32_t slot,
-                                      uint64_t length) {
-  Party& p = *c.party[side];
-  const Party& peer = *c.party[1 - side];
-  const uint64_t inbox = peer.app->base() + (uint64_t{slot_count_} + slot) * slot_bytes_;
-  c.rogue[side]->post(transport::rogue::Work{
-      .wr_id = id << 16 | slot,
-      .op = transport::rogue::Op::write,
-      .local =
-          transport::MessageBuffer{p.region, p.app->base() + uint64_t{slot} * slot_bytes_, length},
-      .remote = transport::RemoteAddress{inbox, peer.region->rkey},
-      .signaled = true,
-      .imm = std::nullopt});
+void TransportFlows::post_rogue(Channel& c, int side, uint64_t id, uint32_t slot, uint64_t length) {
+  // `side` holds the data in `slot`; it lands in the other side's inbox at the same slot.
+  const Party& holder = *c.party[side];
+  const Party& lander = *c.party[1 - side];
+  const uint64_t source = holder.app->base() + uint64_t{slot} * slot_bytes_;
+  const uint64_t inbox = lander.app->base() + (uint64_t{slot_count_} + slot) * slot_bytes_;
+  const bool read = flows_[id].flow.op == workload::FlowOp::read;
+  transport::rogue::Work work;
+  work.wr_id = id << 16 | slot;
+  work.op = read ? transport::rogue::Op::read : transport::rogue::Op::write;
+  if (read) {
+    // The destination READs the source's slot into its inbox.
+    work.local = transport::MessageBuffer{lander.region, inbox, length};
+    work.remote = transport::RemoteAddress{source, holder.region->rkey};
+    c.rogue[1 - side]->post(work);
+    return;
+  }
+  work.local = transport::MessageBuffer{holder.region, source, length};
+  work.remote = transport::RemoteAddress{inbox, lander.region->rkey};
+  c.rogue[side]->post(work);
 }
 
 void TransportFlows::on_delivery(const Channel& c, int side, const transport::Delivery& d) {

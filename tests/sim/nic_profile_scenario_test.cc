@@ -60,7 +60,7 @@ TEST(NicProfileScenario, MistakesAreErrorsNamingTheKey) {
   };
   EXPECT_NE(error("[nic.profile.cx6]\nhosts = \"all\"\n")
                 .find("not a NIC profile; valid profiles: "
-                      "cx4, cx5"),
+                      "cx3pro, cx4, cx5"),
             std::string::npos);
   EXPECT_NE(error("[nic.profile.cx4]\nhosts = \"all\"\ntx_window = true\n")
                 .find("the cx4 profile has no lossy-RoCE features"),

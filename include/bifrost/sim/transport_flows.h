@@ -54,8 +54,10 @@ struct TransportFlowsConfig {
   // and congestion control, no software CC); unset, those lanes use `transport` too.
   std::optional<transport::TransportConfig> plain_rc;
   // Set: the channels are RoGUE connections of this configuration instead of Bifröst's. A
-  // message is then one application WRITE verb (at most max_verb_bytes) into the peer's inbox,
-  // complete at its send completion (RC: acknowledged; UC: sent, RoGUE's UC promises no more).
+  // message is then one application verb (at most max_verb_bytes) into the peer's inbox: a
+  // WRITE by the flow's source, or for FlowOp::read flows a READ of the source's slot by the
+  // destination; complete at its completion (RC: acknowledged; UC: sent, RoGUE's UC promises
+  // no more).
   std::optional<transport::rogue::RogueConfig> rogue;
 };
 
@@ -144,9 +146,10 @@ class TransportFlows {
   Party& party(uint32_t host, uint8_t priority);
   Channel& channel(uint32_t src, uint32_t dst, uint32_t lane, uint8_t priority);
   void send_message(Channel& c, int side, uint64_t id, uint64_t length);
-  // RoGUE: the connection pair of a new channel, and one message as a WRITE verb.
+  // RoGUE: the connection pair of a new channel, and one message as a verb: a WRITE from the
+  // flow's source, or (FlowOp::read) a READ by its destination.
   void connect_rogue(Channel& c);
-  void post_rogue_write(Channel& c, int side, uint64_t id, uint32_t slot, uint64_t length);
+  void post_rogue(Channel& c, int side, uint64_t id, uint32_t slot, uint64_t length);
   // A delivery to half[side]: a message from the other host.
   void on_delivery(const Channel& c, int side, const transport::Delivery& d);
   void on_message_done(uint64_t id, bool failed);

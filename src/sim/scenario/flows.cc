@@ -14,10 +14,9 @@ namespace {
 
 using workload::Flow;
 
-}  // namespace
-
-std::vector<Flow> workload_flows(const WorkloadConfig& config, const Topology& topology,
-                                 uint64_t seed) {
+// The flows a workload's pattern makes, before the workload's own settings are applied.
+std::vector<Flow> pattern_flows(const WorkloadConfig& config, const Topology& topology,
+                                uint64_t seed) {
   const RandomStream rng(seed, fmt::format("workload/{}", config.name));
   const std::string& tag = config.name;
   const uint8_t priority = config.priority;
@@ -60,6 +59,15 @@ std::vector<Flow> workload_flows(const WorkloadConfig& config, const Topology& t
           [&](const ClosedLoopWorkload&) { return std::vector<Flow>{}; },
       },
       config.spec);
+}
+
+}  // namespace
+
+std::vector<Flow> workload_flows(const WorkloadConfig& config, const Topology& topology,
+                                 uint64_t seed) {
+  std::vector<Flow> flows = pattern_flows(config, topology, seed);
+  for (Flow& f : flows) f.op = config.op;
+  return flows;
 }
 
 std::vector<Flow> build_flows(const Scenario& scenario) {

@@ -7,7 +7,7 @@
 namespace bifrost::sim::scenario::detail {
 
 namespace {
-constexpr std::array<std::string_view, 25> kKeys = {"model",
+constexpr std::array<std::string_view, 27> kKeys = {"model",
                                                     "profile",
                                                     "recovery",
                                                     "dcqcn",
@@ -31,9 +31,12 @@ constexpr std::array<std::string_view, 25> kKeys = {"model",
                                                     "dcqcn_additive_increase",
                                                     "dcqcn_hyper_increase",
                                                     "dcqcn_cnp_interval",
-                                                    "dcqcn_cnp_scope"};
-// Every key from "dcqcn_g" on.
+                                                    "dcqcn_cnp_scope",
+                                                    "rate_change_delay",
+                                                    "per_priority_limiters"};
+// The DCQCN keys: "dcqcn_g" .. "dcqcn_cnp_scope".
 constexpr size_t kFirstDcqcnKey = 14;
+constexpr size_t kEndDcqcnKeys = 25;
 constexpr std::array<std::string_view, 2> kModels = {"line_rate", "rnic"};
 constexpr std::array<std::string_view, 2> kCnpScopes = {"qp", "port"};
 constexpr std::array<std::string_view, 4> kEngines = {"gbn", "irn", "srnic", "fasr"};
@@ -71,7 +74,7 @@ void parse_rto_keys(const TableReader& r, NicConfig& n) {
 
 // DCQCN's constants, which decide most results with DCQCN on (its rate collapse, its tails).
 void parse_dcqcn_keys(const TableReader& r, NicConfig& n) {
-  for (size_t i = kFirstDcqcnKey; i < kKeys.size(); ++i) {
+  for (size_t i = kFirstDcqcnKey; i < kEndDcqcnKeys; ++i) {
     if (!n.dcqcn && r.has(kKeys[i])) {
       r.fail(kKeys[i], "is a DCQCN constant; DCQCN is off (set dcqcn = true)");
     }
@@ -145,6 +148,10 @@ NicConfig parse_nic(const TableReader& r, Bytes mtu, const Topology& topology) {
   if (auto retry = r.integer("retry_cnt", 0, 7)) n.retry_cnt = static_cast<uint8_t>(*retry);
   parse_engine_keys(r, n);
   parse_dcqcn_keys(r, n);
+  if (auto delay = r.bytes("rate_change_delay")) n.rate_change_delay = *delay;
+  if (auto bank = r.integer("per_priority_limiters", 0, 64)) {
+    n.per_priority_limiters = static_cast<uint32_t>(*bank);
+  }
   if (const toml::table* profiles = r.subtable("profile")) {
     n.profiles = parse_nic_profiles(TableReader(*profiles, "nic.profile", r.file()), n, topology);
   }

@@ -1,4 +1,4 @@
-// [nic.profile.<name>]: which hosts have a ConnectX-4-like or ConnectX-5-like NIC
+// [nic.profile.<name>]: which hosts have a ConnectX-3 Pro-, ConnectX-4- or ConnectX-5-like NIC
 // (rnic/nic_profile.h), and overrides of the profile's named differences for sweeps.
 #include <fmt/format.h>
 
@@ -13,16 +13,18 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 2> kProfiles = {"cx4", "cx5"};
-constexpr std::array<std::string_view, 9> kKeys = {"hosts",
-                                                   "dcqcn_increase_period",
-                                                   "dcqcn_increase_bytes",
-                                                   "tx_window",
-                                                   "tx_window_packets",
-                                                   "slow_restart",
-                                                   "adaptive_retransmission",
-                                                   "adaptive_rto",
-                                                   "ack_delay"};
+constexpr std::array<std::string_view, 3> kProfiles = {"cx3pro", "cx4", "cx5"};
+constexpr std::array<std::string_view, 11> kKeys = {"hosts",
+                                                    "dcqcn_increase_period",
+                                                    "dcqcn_increase_bytes",
+                                                    "tx_window",
+                                                    "tx_window_packets",
+                                                    "slow_restart",
+                                                    "adaptive_retransmission",
+                                                    "adaptive_rto",
+                                                    "ack_delay",
+                                                    "rate_change_delay",
+                                                    "per_priority_limiters"};
 
 NicProfileSpec parse_profile(const TableReader& r, std::string_view name, const NicConfig& nic,
                              uint64_t host_count) {
@@ -56,6 +58,10 @@ NicProfileSpec parse_profile(const TableReader& r, std::string_view name, const 
     r.fail("adaptive_rto", "must be at most 1 s");
   }
   p.ack_delay = r.non_negative_time("ack_delay");
+  p.rate_change_delay = r.bytes("rate_change_delay");
+  if (auto bank = r.integer("per_priority_limiters", 1, 64)) {
+    p.per_priority_limiters = static_cast<uint32_t>(*bank);
+  }
   return p;
 }
 

@@ -16,12 +16,14 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kKinds = {"poisson",     "incast", "all_to_all",
                                                     "permutation", "file",   "closed_loop"};
+constexpr std::array<std::string_view, 2> kOps = {"write", "read"};
 constexpr std::array<std::string_view, 3> kFormats = {"htsim", "hpcc", "csv"};
 constexpr std::array<std::string_view, 2> kTimeUnits = {"ps", "us"};
 constexpr int64_t kMaxRounds = 1'000'000;
 
 std::vector<std::string_view> keys_for(std::string_view kind) {
   std::vector<std::string_view> keys = {"kind", "name"};
+  if (kind != "closed_loop") keys.push_back("op");
   auto add = [&keys](std::initializer_list<std::string_view> more) {
     keys.insert(keys.end(), more.begin(), more.end());
   };
@@ -214,6 +216,9 @@ WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Top
   }
   if (auto priority = r.integer("priority", 0, workload::kPriorityClasses - 1)) {
     w.priority = static_cast<uint8_t>(*priority);
+  }
+  if (auto op = r.choice("op", kOps)) {
+    w.op = *op == "read" ? workload::FlowOp::read : workload::FlowOp::write;
   }
   const uint64_t hosts = host_count(topology);
   if (kind == "poisson") {

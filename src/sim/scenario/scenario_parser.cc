@@ -78,6 +78,11 @@ std::vector<WorkloadConfig> workloads(const toml::table& root, std::string_view 
              "\"closed_loop\" runs over the Bifröst transport: set kind = \"bifrost-uc\" or "
              "\"bifrost-rc\" in [transport]");
     }
+    if (w.op == workload::FlowOp::read && s.transport.kind != TransportKind::rogue_rc) {
+      r.fail("op",
+             "\"read\" flows are RDMA READs of RoGUE over RC, which clocks them by a READ window "
+             "of their own: set kind = \"rogue-rc\" in [transport]");
+    }
     const auto [it, fresh] = names.emplace(w.name, i);
     if (!fresh) {
       const toml::node* at = r.find("name");

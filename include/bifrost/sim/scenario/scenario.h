@@ -171,6 +171,7 @@ struct ClosedLoopWorkload {
 struct WorkloadConfig {
   std::string name;  // unique; tags the flows and names the random stream
   uint8_t priority = 0;
+  workload::FlowOp op = workload::FlowOp::write;  // every flow of the workload
   std::variant<PoissonWorkload, IncastWorkload, AllToAllWorkload, PermutationWorkload, FileWorkload,
                ClosedLoopWorkload>
       spec;
@@ -223,6 +224,8 @@ struct NicProfileSpec {
   bool adaptive_retransmission = false;
   std::optional<Time> adaptive_rto;
   std::optional<Time> ack_delay;
+  std::optional<Bytes> rate_change_delay;
+  std::optional<uint32_t> per_priority_limiters;
 };
 
 struct NicConfig {
@@ -247,6 +250,11 @@ struct NicConfig {
   uint32_t fasr_units = 20;
   uint32_t fasr_blocks = 256;
   uint32_t fasr_block_bits = 16;
+  // The NIC's rate limiters (rnic/rate_limiter.h): bytes sent after a new limit before it holds
+  // (RoGUE measured up to 160 KB on ConnectX-3/4), and a bank of limiters per priority class
+  // instead of one per QP (0: per QP; ConnectX-3 Pro has 8).
+  Bytes rate_change_delay{0};
+  uint32_t per_priority_limiters = 0;
   // Hosts not named by a profile have the soft RNIC these keys describe.
   std::vector<NicProfileSpec> profiles;
 };

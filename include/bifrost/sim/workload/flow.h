@@ -14,6 +14,10 @@ namespace bifrost::sim::workload {
 // Priority classes are the eight 802.1p / PFC classes.
 inline constexpr uint8_t kPriorityClasses = 8;
 
+// Who moves the bytes: the source WRITEs them to the destination (every transport), or the
+// destination READs them from the source (RoGUE RC, which has a READ window of its own).
+enum class FlowOp : uint8_t { write, read };
+
 struct Flow {
   uint64_t id = 0;
   uint32_t src = 0;
@@ -22,6 +26,7 @@ struct Flow {
   Time start;
   uint8_t priority = 0;  // 0 .. kPriorityClasses - 1
   std::string tag;       // which workload made it; may be empty
+  FlowOp op = FlowOp::write;
 
   bool operator==(const Flow&) const = default;
 };

@@ -1,0 +1,98 @@
+// RoGUE's scenario keys beyond [transport]: workloads of RDMA READs (`op = "read"`), the NIC's
+// rate-limiter keys ([nic] rate_change_delay, per_priority_limiters) and the cx3pro profile,
+// parsed strictly and reaching the run.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "scenario_text.h"
+#include "support/error_message.h"
+
+namespace bifrost::sim {
+namespace {
+
+using bifrost::testing::error_of;
+using testing::parse;
+using testing::run;
+
+// Three hosts at 10 Gb/s around one switch; host 0 moves 2 MB with each of hosts 1 and 2.
+std::string rogue_star(const std::string& kind, const std::string& op,
+                       const std::string& nic = "model = \"rnic\"\n") {
+  return R"(
+[simulation]
+seed = 3
+mtu = 2048
+duration = "50ms"
+[topology]
+kind = "star"
+hosts = 3
+host_rate = "10Gbps"
+host_delay = "1us"
+[switch]
+buffer = "4MB"
+[nic]
+)" + nic +
+         "[transport]\nkind = \"" + kind + R"("
+[[workload]]
+kind = "incast"
+senders = "1..2"
+receiver = 0
+size = "2MB"
+start = "1us"
+)" + op;
+}
+
+TEST(RogueScenario, ReadWorkloadsRunAsReadsOverRogueRc) {
+  const auto sc = parse(rogue_star("rogue-rc", "op = \"read\"\n"));
+  ASSERT_EQ(sc.workloads.size(), 1u);
+  EXPECT_EQ(sc.workloads[0].op, workload::FlowOp::read);
+  const RunSummary s = run(rogue_star("rogue-rc", "op = \"read\"\n"));
+  EXPECT_EQ(s.flows, 2u);
+  EXPECT_EQ(s.finished, 2u);
+  EXPECT_EQ(s.transport_unidentified, 0u);
+  // The default stays a WRITE.
+  EXPECT_EQ(parse(rogue_star("rogue-rc", "")).workloads[0].op, workload::FlowOp::write);
+}
+
+TEST(RogueScenario, ReadsNeedRogueOverRc) {
+  for (const std::string kind : {"rc", "bifrost-uc", "rogue-uc"}) {
+    const std::string error = error_of([&] { parse(rogue_star(kind, "op = \"read\"\n")); });
+    EXPECT_NE(error.find("workload[0].op"), std::string::npos) << kind << ": " << error;
+    EXPECT_NE(error.find("set kind = \"rogue-rc\""), std::string::npos) << error;
+  }
+  EXPECT_NE(error_of([&] {
+              parse(rogue_star("rogue-rc", "op = \"atomic\"\n"));
+            }).find("valid choices: write, read"),
+            std::string::npos);
+}
+
+TEST(RogueScenario, RateLimiterKeysAndTheCx3ProProfileAreParsed) {
+  const auto sc = parse(rogue_star("rogue-rc", "",
+                                   "model = \"rnic\"\nrate_change_delay = \"160KB\"\n"
+                                   "per_priority_limiters = 8\n"
+                                   "[nic.profile.cx3pro]\nhosts = [0]\n"
+                                   "rate_change_delay = \"64KB\"\nper_priority_limiters = 2\n"));
+  EXPECT_EQ(sc.nic.rate_change_delay, Bytes(160'000));
+  EXPECT_EQ(sc.nic.per_priority_limiters, 8u);
+  ASSERT_EQ(sc.nic.profiles.size(), 1u);
+  EXPECT_EQ(sc.nic.profiles[0].name, "cx3pro");
+  EXPECT_EQ(sc.nic.profiles[0].rate_change_delay, Bytes(64'000));
+  EXPECT_EQ(sc.nic.profiles[0].per_priority_limiters, 2u);
+  EXPECT_NE(error_of([&] {
+              parse(rogue_star("rogue-rc", "", "model = \"rnic\"\nper_priority_limiters = 65\n"));
+            }).find("nic.per_priority_limiters"),
+            std::string::npos);
+}
+
+// Per-priority limiters reach the NICs: RoGUE gives each connection a limiter of its own and
+// refuses to share one, so host 0 with a bank of one cannot open its second connection.
+TEST(RogueScenario, APerPriorityBankTooSmallForTheConnectionsIsRefused) {
+  const std::string one = "model = \"rnic\"\nper_priority_limiters = 1\n";
+  const std::string error = error_of([&] { run(rogue_star("rogue-rc", "", one)); });
+  EXPECT_NE(error.find("limiter"), std::string::npos) << error;
+  const std::string two = "model = \"rnic\"\nper_priority_limiters = 2\n";
+  EXPECT_EQ(run(rogue_star("rogue-rc", "", two)).finished, 2u);
+}
+
+}  // namespace
+}  // namespace bifrost::sim
