@@ -64,7 +64,8 @@ void LossyWire::End::send(world::PacketPtr packet) {
   world::Scheduler& scheduler = wire->scheduler_;
   const Time now = scheduler.now();
   const Time start = std::max({now, busy_until, paused_until});
-  const auto bytes = wire::ethernet_frame_size(packet->roce, packet->payload.length);
+  const auto bytes =
+      wire::ethernet_frame_size(packet->roce, packet->payload.length) + wire->config_.framing_bytes;
   busy_until = start + serialization_time(Bytes(bytes), wire->config_.rate);
   ++counters.sent;
   if (start == now) {

@@ -192,6 +192,16 @@ void TransportFlows::send_message(Channel& c, int side, uint64_t id, uint64_t le
                      });
 }
 
+const transport::rogue::RogueConnection* TransportFlows::rogue_connection(uint32_t host,
+                                                                          uint32_t peer,
+                                                                          uint32_t lane,
+                                                                          uint8_t priority) const {
+  const auto it =
+      channels_.find(channel_key(std::min(host, peer), std::max(host, peer), lane, priority));
+  if (it == channels_.end()) return nullptr;
+  return it->second->rogue[it->second->side_of(host)].get();
+}
+
 void TransportFlows::connect_rogue(Channel& c) {
   for (int side = 0; side < 2; ++side) {
     c.party[side] = &party(c.host[side], c.priority);

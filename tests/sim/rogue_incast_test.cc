@@ -2,6 +2,7 @@
 // 10 Gb/s through a switch without PFC and with a buffer far below the flows. After slow start
 // RoGUE must run the bottleneck near the wire's goodput without a drop, its queue bounded by
 // the batches the senders keep in flight; plain RC QPs through the same switch drop.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -121,6 +122,9 @@ TEST_P(RogueIncast, NoDropAndAShortQueueAfterSlowStart) {
   ASSERT_FALSE(queue.empty());
   std::sort(queue.begin(), queue.end());
   const uint64_t p99 = queue[queue.size() * 99 / 100];
+  fmt::print(
+      "goodput {:.2f} of {:.2f} Gb/s, bottleneck queue p99 {} B (N*beta*MTU + 2 batches: {})\n",
+      goodput_gbps, wire_payload_gbps, p99, kSenders * 4 * kMtu + 2 * 64 * 1024);
   EXPECT_LE(p99, uint64_t{kSenders} * 2 * 64 * 1024);
 }
 

@@ -14,6 +14,7 @@
 #include "bifrost/sim/network.h"
 #include "bifrost/sim/topology/graph.h"
 #include "lossy_fabric.h"
+#include "make_flow.h"
 #include "scenario_text.h"
 
 namespace bifrost::sim {
@@ -22,13 +23,7 @@ namespace {
 using testing::parse;
 
 workload::Flow flow(uint64_t id, uint32_t src, uint32_t dst, uint64_t bytes, Time start) {
-  workload::Flow f;
-  f.id = id;
-  f.src = src;
-  f.dst = dst;
-  f.size = Bytes(bytes);
-  f.start = start;
-  return f;
+  return testing::make_flow(id, src, dst, bytes, start);
 }
 
 // A star of `hosts` 100 Gb/s hosts, 1 us links, MTU 4096, no PFC and a `buffer` switch.

@@ -9,6 +9,7 @@
 
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/device.h"
+#include "bifrost/transport/rtt/rogue_batch.h"
 #include "rogue_pair.h"
 
 namespace bifrost::transport::testing {
@@ -21,6 +22,7 @@ sim::LossyWireConfig wire_10g(double loss = 0, uint64_t seed = 1) {
   sim::LossyWireConfig w;
   w.rate = Rate::Gbps(10);
   w.delay = Time::us(2);
+  w.framing_bytes = transport::kLineBytesPerFrameBeyondMetered;  // the line RoGUE times against
   w.loss = loss;
   w.seed = seed;
   return w;

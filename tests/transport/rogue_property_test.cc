@@ -11,6 +11,7 @@
 
 #include "bifrost/core/rng.h"
 #include "bifrost/rnic/device.h"
+#include "bifrost/transport/rtt/rogue_batch.h"
 #include "rogue_pair.h"
 
 namespace bifrost::transport::testing {
@@ -67,6 +68,7 @@ TEST_P(RogueProperty, InvariantsHoldAtEveryStepOverRandomVerbsAndWires) {
     c.holdoff_bytes = r.uniform_int(0, 1) == 0 ? 160'000 : 20'000;
     sim::LossyWireConfig w;
     w.rate = c.line_rate;
+    w.framing_bytes = transport::kLineBytesPerFrameBeyondMetered;
     w.delay = Time::us(static_cast<int64_t>(r.uniform_int(1, 10)));
     w.loss = 0.02 * r.uniform();
     w.duplicate = 0.01 * r.uniform();

@@ -34,6 +34,21 @@ TEST(RogueBatch, SerialisationIsWireBytesAtTheLimitOrTheLineRate) {
             Time::ps(26'669'334));
 }
 
+TEST(RogueBatch, TheLineAddsEachFramesUnmeteredBytes) {
+  // 10 frames of 1,000 metered bytes: 10,240 bytes on the line, 8,192 ns at 10 Gb/s.
+  RogueBatch b = batch(Time::zero(), 10'000);
+  b.packets = 10;
+  EXPECT_EQ(batch_serialization(b, kLine), Time::ns(8'192));
+  // A limit below the line: the limiter's metered time (10 us at 8 Gb/s) is the longer one.
+  b.rate_limit = Rate::Gbps(8);
+  EXPECT_EQ(batch_serialization(b, kLine), Time::us(10));
+  // A limit the line cannot keep with the framing (9.9 Gb/s metered): the line's time.
+  b.rate_limit = Rate::Mbps(9'900);
+  EXPECT_EQ(batch_serialization(b, kLine), Time::ns(8'192));
+  EXPECT_EQ(verb_packets(WrOpcode::rdma_write, 10'000, 4096), 3u);
+  EXPECT_EQ(verb_packets(WrOpcode::rdma_write, 0, 4096), 1u);
+}
+
 TEST(RogueBatch, VerbWireBytesAreTheFramesTheSegmenterBuilds) {
   // Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 (+ RETH 16 first, + ImmDt 4 last) + payload + ICRC 4.
   EXPECT_EQ(verb_wire_bytes(QpType::rc, WrOpcode::rdma_write, 4096, 4096), 4170u);

@@ -27,6 +27,10 @@ struct LossyWireConfig {
   // Probability that an ECN-capable packet arrives CE-marked, as if a switch queue marked it.
   double ce_mark = 0;
   uint64_t seed = 1;
+  // Bytes each frame costs on the wire beyond the frame without FCS: 0 charges the metered
+  // frame only (what the rate limiters count); 24 is Ethernet's FCS, preamble, start delimiter
+  // and inter-frame gap, which a sender that times batches against the line must see.
+  uint32_t framing_bytes = 0;
 };
 
 struct LossyWireCounters {

@@ -104,6 +104,11 @@ class TransportFlows {
   // The RTT samples each direction's sender took, by direction (source host order).
   std::vector<metrics::TransportRttDirection> rtt_by_direction() const;
   const transport::TransportConfig& transport_config() const { return config_.transport; }
+  // RoGUE: `host`'s connection to `peer` on `lane` and `priority`, once a flow opened it
+  // (nullptr before, or without RoGUE), for tests and traces that follow its windows.
+  const transport::rogue::RogueConnection* rogue_connection(uint32_t host, uint32_t peer,
+                                                            uint32_t lane = 0,
+                                                            uint8_t priority = 0) const;
   // Turns every NIC's DCQCN off while running (rnic::Device::disable_dcqcn).
   void disable_nic_dcqcn();
 

@@ -39,10 +39,11 @@ void BatchWindow::open_batch() {
   ++stats_.batches;
 }
 
-void BatchWindow::add_bytes(uint64_t bytes, uint64_t wire_bytes) {
+void BatchWindow::add_bytes(uint64_t bytes, uint64_t wire_bytes, uint64_t packets) {
   Batch& b = batches_.back();
   b.bytes += bytes;
   b.timing.wire_bytes += wire_bytes;
+  b.timing.packets += packets;
   in_flight_ += bytes;
 }
 

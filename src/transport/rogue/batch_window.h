@@ -34,7 +34,7 @@ class BatchWindow {
   void close_batch();
   uint64_t current_batch() const { return batches_.back().id; }
   // A verb of the current batch: its payload and the wire bytes it puts through the limiter.
-  void add_bytes(uint64_t bytes, uint64_t wire_bytes);
+  void add_bytes(uint64_t bytes, uint64_t wire_bytes, uint64_t packets);
   // The batch's signal: RC its completion (t_comp), UC the send completion of its last verb.
   void on_signal(uint64_t batch, Time at);
   // UC: the peer's echo for the batch whose sequence ends in `sequence`.

@@ -270,7 +270,8 @@ void RogueConnection::post_segment(Verb& v, uint64_t length, bool closes_batch) 
   v.cut += length;
   ++v.segments_open;
   const rnic::QpType type = config_.qp_type == QpType::rc ? rnic::QpType::rc : rnic::QpType::uc;
-  window.add_bytes(length, verb_wire_bytes(type, wr.opcode, length, config_.mtu));
+  window.add_bytes(length, verb_wire_bytes(type, wr.opcode, length, config_.mtu),
+                   verb_packets(wr.opcode, length, config_.mtu));
   if (tag_behind) post_tag(batch);
 }
 

@@ -80,7 +80,8 @@ void RogueConnection::resend(const std::vector<Segment>& segments) {
     Segment again = s;
     again.batch = window.current_batch();
     post_wqe(wr, again);
-    window.add_bytes(s.bytes, verb_wire_bytes(rnic::QpType::rc, wr.opcode, s.bytes, config_.mtu));
+    window.add_bytes(s.bytes, verb_wire_bytes(rnic::QpType::rc, wr.opcode, s.bytes, config_.mtu),
+                     verb_packets(wr.opcode, s.bytes, config_.mtu));
     ++stats_.resent_segments;
     if (s.closes_batch) {
       window.close_batch();

@@ -1,5 +1,7 @@
 #include "bifrost/transport/rtt/rogue_batch.h"
 
+#include <algorithm>
+
 #include "bifrost/rnic/segmenter.h"
 #include "bifrost/wire/frame.h"
 
@@ -25,14 +27,20 @@ wire::Opcode read_response_opcode(PacketPosition position) {
 }  // namespace
 
 Time batch_serialization(const RogueBatch& batch, Rate line_rate) {
-  const Rate rate = batch.rate_limit > Rate::bps(0) ? batch.rate_limit : line_rate;
-  return serialization_time(Bytes(batch.wire_bytes), rate);
+  const Time at_line = serialization_time(
+      Bytes(batch.wire_bytes + batch.packets * kLineBytesPerFrameBeyondMetered), line_rate);
+  if (batch.rate_limit <= Rate::bps(0)) return at_line;
+  return std::max(serialization_time(Bytes(batch.wire_bytes), batch.rate_limit), at_line);
+}
+
+uint64_t verb_packets(rnic::WrOpcode opcode, uint64_t length, uint32_t mtu) {
+  return opcode == rnic::WrOpcode::rdma_read ? rnic::read_response_count(length, mtu)
+                                             : rnic::packet_count(length, mtu);
 }
 
 uint64_t verb_wire_bytes(rnic::QpType type, rnic::WrOpcode opcode, uint64_t length, uint32_t mtu) {
   const bool read = opcode == rnic::WrOpcode::rdma_read;
-  const uint64_t packets =
-      read ? rnic::read_response_count(length, mtu) : rnic::packet_count(length, mtu);
+  const uint64_t packets = verb_packets(opcode, length, mtu);
   const auto frame = [&](PacketPosition position, uint64_t payload) -> uint64_t {
     const wire::Opcode op =
         read ? read_response_opcode(position) : rnic::request_opcode(type, opcode, position);
