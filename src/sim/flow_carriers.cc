@@ -233,6 +233,7 @@ class TransportCarrier final : public RdmaCarrier<TransportFlows> {
     RdmaCarrier::add_counters(summary);
     summary.transport = flows_.totals();
     summary.metrics.transport_rtt = flows_.rtt_by_direction();
+    summary.metrics.cc_trace = flows_.cc_trace();
     summary.transport_unidentified = flows_.unidentified_deliveries();
   }
   TransportFlows* transport() override { return &flows_; }
@@ -249,6 +250,7 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
   if (is_rogue(t.kind)) {
     c.transport.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
     c.rogue = rogue_config(sc);
+    c.cc_trace = sc.metrics.cc_trace;
     return c;
   }
   transport::TransportConfig& tc = c.transport;

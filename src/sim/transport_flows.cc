@@ -224,6 +224,30 @@ void TransportFlows::connect_rogue(Channel& c) {
   }
   c.rogue[0]->connect(c.rogue[1]->offer());
   c.rogue[1]->connect(c.rogue[0]->offer());
+  if (config_.cc_trace) {
+    trace_rogue(c, 0);
+    trace_rogue(c, 1);
+  }
+}
+
+void TransportFlows::trace_rogue(Channel& c, int side) {
+  c.rogue[side]->set_trace([this, raw = &c, side](const transport::rogue::TraceEvent& e) {
+    if (e.kind == transport::rogue::TraceEvent::Kind::pumped) return;
+    const bool sample = e.kind == transport::rogue::TraceEvent::Kind::sample;
+    cc_trace_.push_back(metrics::CcTraceRow{
+        .at = e.now,
+        .host = hosts_[raw->host[side]].name,
+        .peer = hosts_[raw->host[1 - side]].name,
+        .lane = raw->lane,
+        .priority = raw->priority,
+        .read = e.read,
+        .sample = sample,
+        .cwnd_bytes = e.cwnd,
+        .rtt = e.rtt,
+        .base_rtt = e.base_rtt,
+        .held_off = e.held_off,
+        .rate_bps = e.new_rate ? static_cast<uint64_t>(e.new_rate->bits_per_second()) : 0});
+  });
 }
 
 void TransportFlows::post_rogue(Channel& c, int side, uint64_t id, uint32_t slot, uint64_t length) {

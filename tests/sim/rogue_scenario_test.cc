@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "bifrost/sim/metrics/cc_trace.h"
 #include "scenario_text.h"
 #include "support/error_message.h"
 
@@ -92,6 +93,32 @@ TEST(RogueScenario, APerPriorityBankTooSmallForTheConnectionsIsRefused) {
   EXPECT_NE(error.find("limiter"), std::string::npos) << error;
   const std::string two = "model = \"rnic\"\nper_priority_limiters = 2\n";
   EXPECT_EQ(run(rogue_star("rogue-rc", "", two)).finished, 2u);
+}
+
+// [metrics] cc_trace: every RTT sample and rate change of every RoGUE connection, with the
+// sending rate the window implies (cwnd / RTT).
+TEST(RogueScenario, TheCcTraceRecordsEverySampleAndRateChange) {
+  const RunSummary s = run(rogue_star("rogue-rc", "[metrics]\ncc_trace = true\n"));
+  ASSERT_FALSE(s.metrics.cc_trace.empty());
+  uint64_t samples = 0;
+  for (const metrics::CcTraceRow& r : s.metrics.cc_trace) {
+    // Only the senders' WRITE windows see samples; the receiver's never send.
+    EXPECT_TRUE(r.host == "h1" || r.host == "h2") << r.host;
+    EXPECT_EQ(r.peer, "h0");
+    EXPECT_FALSE(r.read);
+    samples += r.sample ? 1 : 0;
+  }
+  // One sample per batch at most, and a batch is a 64 KiB segment here.
+  EXPECT_GT(samples, 0u);
+  EXPECT_LE(samples, s.transport.chunks);
+  const std::string csv = metrics::cc_trace_csv(s.metrics.cc_trace);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "time_us,host,peer,lane,priority,window,event,cwnd_bytes,rtt_us,base_rtt_us,held_off,"
+            "estimate_gbps,rate_gbps");
+  EXPECT_NE(error_of([&] {
+              parse(rogue_star("bifrost-uc", "[metrics]\ncc_trace = true\n"));
+            }).find("metrics.cc_trace"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -59,6 +59,8 @@ struct TransportFlowsConfig {
   // destination; complete at its completion (RC: acknowledged; UC: sent, RoGUE's UC promises
   // no more).
   std::optional<transport::rogue::RogueConfig> rogue;
+  // RoGUE: record every RTT sample and rate change (TransportFlows::cc_trace).
+  bool cc_trace = false;
 };
 
 // Summed over every connection's two halves. For RoGUE: chunks are segments, retransmitted WQEs
@@ -109,6 +111,8 @@ class TransportFlows {
   const transport::rogue::RogueConnection* rogue_connection(uint32_t host, uint32_t peer,
                                                             uint32_t lane = 0,
                                                             uint8_t priority = 0) const;
+  // RoGUE with TransportFlowsConfig::cc_trace: every connection's samples and rate changes.
+  const std::vector<metrics::CcTraceRow>& cc_trace() const { return cc_trace_; }
   // Turns every NIC's DCQCN off while running (rnic::Device::disable_dcqcn).
   void disable_nic_dcqcn();
 
@@ -154,6 +158,8 @@ class TransportFlows {
   // RoGUE: the connection pair of a new channel, and one message as a verb: a WRITE from the
   // flow's source, or (FlowOp::read) a READ by its destination.
   void connect_rogue(Channel& c);
+  // Records `side`'s congestion-control events into cc_trace_.
+  void trace_rogue(Channel& c, int side);
   void post_rogue(Channel& c, int side, uint64_t id, uint32_t slot, uint64_t length);
   // A delivery to half[side]: a message from the other host.
   void on_delivery(const Channel& c, int side, const transport::Delivery& d);
@@ -169,6 +175,7 @@ class TransportFlows {
   std::vector<RnicFlowRecord> records_;
   size_t completed_ = 0;
   uint64_t unidentified_ = 0;
+  std::vector<metrics::CcTraceRow> cc_trace_;
 };
 
 }  // namespace bifrost::sim

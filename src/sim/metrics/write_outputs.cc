@@ -1,6 +1,7 @@
 #include <system_error>
 
 #include "bifrost/core/error.h"
+#include "bifrost/sim/metrics/cc_trace.h"
 #include "bifrost/sim/metrics/writers.h"
 #include "bifrost/sim/workload/text_file.h"
 
@@ -21,6 +22,9 @@ void write_outputs(const RunMetrics& metrics, const RunInfo& info, const std::fi
   write_text_file(dir / "drops.csv", drops_csv(metrics.drops));
   write_text_file(dir / "summary.json", summary_json(metrics, info));
   if (metrics.fasr_pool) write_text_file(dir / "fasr_pool.csv", fasr_pool_csv(*metrics.fasr_pool));
+  if (!metrics.cc_trace.empty()) {
+    write_text_file(dir / "cc_trace.csv", cc_trace_csv(metrics.cc_trace));
+  }
   if (!metrics.transport_rtt.empty()) {
     write_text_file(dir / "transport_rtt.csv", transport_rtt_csv(metrics.transport_rtt));
   }

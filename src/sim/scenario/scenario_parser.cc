@@ -120,8 +120,15 @@ Scenario parse_scenario(std::string_view text, std::string_view name,
   if (const toml::table* upgrade = table(root, "upgrade")) {
     s.upgrade = detail::parse_upgrade(TableReader(*upgrade, "upgrade", name), s);
   }
-  s.metrics = detail::parse_metrics(TableReader(table_or_empty(root, "metrics"), "metrics", name),
-                                    s.topology);
+  const TableReader metrics(table_or_empty(root, "metrics"), "metrics", name);
+  s.metrics = detail::parse_metrics(metrics, s.topology);
+  const bool rogue =
+      s.transport.kind == TransportKind::rogue_rc || s.transport.kind == TransportKind::rogue_uc;
+  if (s.metrics.cc_trace && !rogue) {
+    metrics.fail("cc_trace",
+                 "traces RoGUE's congestion control: set kind = \"rogue-rc\" or \"rogue-uc\" in "
+                 "[transport]");
+  }
   return s;
 }
 

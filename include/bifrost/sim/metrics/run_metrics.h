@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bifrost/core/time.h"
+#include "bifrost/sim/metrics/cc_trace.h"
 #include "bifrost/sim/metrics/counters.h"
 #include "bifrost/sim/metrics/fasr_pool_metrics.h"
 #include "bifrost/sim/metrics/flow_metrics.h"
@@ -33,6 +34,7 @@ struct RunMetrics {
   DropCounters drops;
   std::optional<FasrPoolMetrics> fasr_pool;          // soft RNICs with the FaSR engine only
   std::vector<TransportRttDirection> transport_rtt;  // the Bifröst transport only
+  std::vector<CcTraceRow> cc_trace;                  // RoGUE with [metrics] cc_trace
   std::optional<NicTotals> nic;                      // soft RNICs only
 };
 

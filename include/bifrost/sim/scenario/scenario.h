@@ -186,6 +186,7 @@ struct MetricsConfig {
   std::vector<Bytes> size_buckets = {Bytes(10'000), Bytes(100'000), Bytes(1'000'000)};
   std::vector<double> percentiles = {50, 95, 99, 99.9};
   bool flow_records = true;  // write one row per flow to flows.csv
+  bool cc_trace = false;     // RoGUE: every RTT sample and rate change to cc_trace.csv
 };
 
 // What carries the flows at the hosts.
