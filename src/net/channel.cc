@@ -86,7 +86,8 @@ Time Channel::transmit_data(world::PacketPtr packet, uint32_t frame_bytes) {
   DropReason reason = kDelivered;
   if (!up_) {
     reason = DropReason::kLinkDown;
-  } else if (!scripted_.empty() && take_scripted_drop(*packet)) {
+  } else if ((!scripted_.empty() && take_scripted_drop(*packet)) ||
+             (drop_every_ != 0 && counters_.data_frames_sent % drop_every_ == 0)) {
     reason = DropReason::kScripted;
   } else if (loss_rate_ > 0 && rng_.bernoulli(loss_rate_)) {
     reason = DropReason::kRandomLoss;

@@ -196,12 +196,19 @@ void collect_counters(Network& network, RunSummary& summary) {
 
 // [topology] <class>_loss: each direction of a link draws its losses from its own stream (the
 // link's seed, streams "a_to_b" and "b_to_a": net::Link), so runs repeat with the seed.
+// [topology] host_drop_every: on the host-to-switch direction of each host link.
 void apply_link_loss(const scenario::Scenario& sc, Network& network) {
+  const auto& graph = network.graph();
   for (const auto& info : network.links()) {
-    const double loss = scenario::link_class_spec(sc.topology, info.link_class).loss;
-    if (loss == 0) continue;
-    info.link->a_to_b().set_loss_rate(loss);
-    info.link->b_to_a().set_loss_rate(loss);
+    const scenario::LinkSpec& spec = scenario::link_class_spec(sc.topology, info.link_class);
+    if (spec.drop_every != 0) {
+      net::Channel& from_host =
+          graph.is_host(info.a) ? info.link->a_to_b() : info.link->b_to_a();
+      from_host.drop_every_nth_data_frame(spec.drop_every);
+    }
+    if (spec.loss == 0) continue;
+    info.link->a_to_b().set_loss_rate(spec.loss);
+    info.link->b_to_a().set_loss_rate(spec.loss);
   }
 }
 

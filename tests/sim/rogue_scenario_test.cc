@@ -121,5 +121,25 @@ TEST(RogueScenario, TheCcTraceRecordsEverySampleAndRateChange) {
             std::string::npos);
 }
 
+// [topology] host_drop_every: RoGUE's loss experiment drops every N-th packet a NIC sends, as a
+// switch ACL on the IP id did; RoGUE RC recovers every flow (NIC retries, shadow QPs).
+TEST(RogueScenario, EveryNthFrameAHostSendsIsDropped) {
+  std::string text = rogue_star("rogue-rc", "");
+  text.insert(text.find("[switch]"), "host_drop_every = 500\n");
+  const auto sc = parse(text);
+  EXPECT_EQ(scenario::link_class_spec(sc.topology, "host").drop_every, 500u);
+  const RunSummary s = run(text);
+  EXPECT_EQ(s.finished, 2u);
+  // 2 x 2 MB in 2 KB frames plus ACKs: each host link drops its own 500th, 1000th, ... frame.
+  EXPECT_GE(s.drops, 2 * 1000u / 500);
+  EXPECT_LE(s.drops, (s.data_packets / 2) / 500 + 3);
+  EXPECT_NE(error_of([&] {
+              std::string bad = rogue_star("rogue-rc", "");
+              bad.insert(bad.find("[switch]"), "host_drop_every = 1\n");
+              parse(bad);
+            }).find("topology.host_drop_every"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace bifrost::sim

@@ -65,6 +65,9 @@ class Channel {
   Time jitter() const { return jitter_; }
   // Drops the n-th data frame sent on this channel (1 = the first one ever sent).
   void drop_nth_data_frame(uint64_t n);
+  // Drops every n-th data frame sent on this channel from now on: the n-th, 2n-th, ... counted
+  // from the first one ever sent (0: none). Counted as kScripted drops.
+  void drop_every_nth_data_frame(uint64_t n) { drop_every_ = n; }
   // Drops the next `times` data frames with this PSN (and, if given, this destination QP).
   void drop_psn(uint32_t psn, std::optional<uint32_t> dest_qp = std::nullopt, uint32_t times = 1);
 
@@ -93,6 +96,7 @@ class Channel {
   LinkEnd to_;
   RandomStream rng_;
   double loss_rate_ = 0;
+  uint64_t drop_every_ = 0;
   Time jitter_ = Time::zero();
   RandomStream jitter_rng_{0};
   Time last_exit_ = Time::zero();

@@ -18,8 +18,8 @@ constexpr uint64_t kMaxHosts = uint64_t{1} << 20;
 const LinkSpec kDefaultHostLink{Rate::Gbps(100), Time::us(1)};
 
 std::vector<std::string_view> keys_for(std::string_view kind) {
-  std::vector<std::string_view> keys = {"kind",        "host_rate",   "host_delay",
-                                        "host_length", "host_jitter", "host_loss"};
+  std::vector<std::string_view> keys = {"kind",        "host_rate", "host_delay",      "host_length",
+                                        "host_jitter", "host_loss", "host_drop_every"};
   auto add = [&keys](std::initializer_list<std::string_view> more) {
     keys.insert(keys.end(), more.begin(), more.end());
   };
@@ -80,6 +80,11 @@ LinkSpec link(const TableReader& r, std::string_view prefix, const LinkSpec* fal
       r.fail(loss_key, fmt::format("{} is not a probability below 1; use 0 <= loss < 1", *loss));
     }
     spec.loss = *loss;
+  }
+  if (prefix == "host") {
+    if (auto every = r.integer("host_drop_every", 2, int64_t{1} << 40)) {
+      spec.drop_every = static_cast<uint64_t>(*every);
+    }
   }
   return spec;
 }

@@ -36,6 +36,11 @@ struct LinkSpec {
   // Probability that a data frame is lost, independently per frame and direction
   // (net::Channel::set_loss_rate); applied by run_scenario.
   double loss = 0;
+  // Host links only: every drop_every-th data frame a host sends is dropped (the N-th, 2N-th,
+  // ...; 0: none), as RoGUE's switch ACL dropped packets whose NIC-assigned IP id matched a
+  // pattern (section 5.2: "0x*fff" for 1/4K). Its frames of every kind count, ACKs too, as IP
+  // ids do; applied by run_scenario to the host-to-switch direction.
+  uint64_t drop_every = 0;
   bool operator==(const LinkSpec&) const = default;
 };
 
