@@ -83,7 +83,9 @@ void messages_transport(benchmark::State& state, transport::Reliability reliabil
   sim::TransportPairConfig c;
   c.wire = bench::fast_wire();
   c.transport.reliability = reliability;
-  c.transport.cc = reliability == transport::Reliability::software_uc ? "swift" : "none";
+  c.transport.cc.kind = reliability == transport::Reliability::software_uc
+                            ? transport::CcKind::swift
+                            : transport::CcKind::none;
   c.transport.base_rtt = Time::us(10);
   sim::TransportPair pair(c);
   sim::TransportPair::Side& a = pair.side(0);

@@ -66,18 +66,7 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
   d.data_path.ecn_capable = sc.switches.ecn.has_value();
   if (sc.nic.dcqcn) {
     const scenario::DcqcnSpec& s = sc.nic.dcqcn_spec;
-    rnic::DcqcnConfig c;
-    c.line_rate = scenario::link_class_rate(sc.topology, "host");
-    c.min_rate = s.min_rate;
-    c.g = s.g;
-    c.alpha_update_period = s.alpha_update_period;
-    c.rate_reduce_monitor_period = s.rate_reduce_period;
-    c.increase_period = s.increase_period;
-    c.increase_bytes = s.increase_bytes.count();
-    c.fast_recovery_stages = s.fast_recovery_stages;
-    c.additive_increase = s.additive_increase;
-    c.hyper_increase = s.hyper_increase;
-    d.dcqcn = c;
+    d.dcqcn = s.reaction_point(scenario::link_class_rate(sc.topology, "host"));
     d.min_time_between_cnps = s.cnp_interval;
     d.cnp_scope = s.cnp_interval_per_port ? rnic::CnpScope::per_port : rnic::CnpScope::per_qp;
   }
@@ -192,11 +181,8 @@ transport::rogue::RogueConfig rogue_config(const scenario::Scenario& sc) {
   c.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
   if (g.segment) c.segment_bytes = g.segment->count();
   if (g.batch) c.batch_bytes = g.batch->count();
-  c.vegas.alpha = g.alpha;
-  c.vegas.beta = g.beta;
-  c.vegas.literal = g.literal;
-  c.vegas.initial_window_packets = g.initial_window;
-  c.vegas.base_rtt_floor = g.base_rtt_floor;
+  // Packet size, line rate and step are RoGUE's (RogueConfig::vegas_params).
+  c.vegas = sc.transport.cc.vegas.params;
   if (g.rate_step) c.rate_step = *g.rate_step;
   c.holdoff_bytes = g.holdoff.count();
   c.uc_sample_timeout = g.uc_sample_timeout;
@@ -219,8 +205,8 @@ std::string transport_text(const scenario::Scenario& sc) {
                        c.batch(), nic_text(sc));
   }
   return fmt::format("Bifröst {} (cc {}, unit {} B) over {}",
-                     t.kind == scenario::TransportKind::bifrost_uc ? "UC" : "RC", t.cc,
-                     t.unit_size.count(), nic_text(sc));
+                     t.kind == scenario::TransportKind::bifrost_uc ? "UC" : "RC",
+                     transport::to_string(t.cc.kind), t.unit_size.count(), nic_text(sc));
 }
 
 // Bifröst or RoGUE connections between soft RNICs; closed loops run over it.
@@ -279,7 +265,7 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
     // go-back-N for loss and its DCQCN (if on) for congestion, one WRITE per message.
     transport::TransportConfig plain = tc;
     plain.reliability = transport::Reliability::hardware_rc;
-    plain.cc = "none";
+    plain.cc = transport::CcConfig{.kind = transport::CcKind::none};
     plain.chunking = false;
     c.plain_rc = plain;
   }

@@ -5,6 +5,14 @@
 
 namespace bifrost::transport {
 
+CcParams TransportConfig::cc_params() const {
+  return CcParams{.base_rtt = base_rtt,
+                  .bdp_bytes = static_cast<uint64_t>(static_cast<double>(line_rate_bps) / 8 *
+                                                     base_rtt.seconds()),
+                  .mss = unit_size,
+                  .line_rate = Rate::bps(static_cast<int64_t>(line_rate_bps))};
+}
+
 uint64_t TransportConfig::max_message_size() const {
   return uint64_t{unit_size} << imm.chunk_offset_bits;
 }
@@ -53,11 +61,13 @@ void TransportConfig::validate() const {
   if (base_rtt <= Time::zero() || line_rate_bps == 0 || min_rto <= Time::zero()) {
     throw Error("transport: base_rtt, line_rate_bps and min_rto must be positive");
   }
-  if (cc_location == CcLocation::software && cc == "dcqcn" &&
-      reliability != Reliability::software_uc) {
-    throw Error(
-        "transport: cc \"dcqcn\" needs software_uc reliability (the ECN echo rides on software "
-        "ACKs; over RC use cc_location nic and the NIC's DCQCN)");
+  if (cc_location == CcLocation::software) {
+    if (cc.kind == CcKind::dcqcn && reliability != Reliability::software_uc) {
+      throw Error(
+          "transport: cc \"dcqcn\" needs software_uc reliability (the ECN echo rides on "
+          "software ACKs; over RC use cc_location nic and the NIC's DCQCN)");
+    }
+    cc.validate(cc_params());
   }
   // Remote-parameter requests use them too, so they must be positive even with reconnect off.
   if (reconnect_interval <= Time::zero() || reconnect_attempts == 0) {

@@ -23,12 +23,8 @@ Sender::Sender(Connection& connection, Endpoint& endpoint, const TransportConfig
       config_(config),
       imm_(config.imm),
       cc_(make_congestion_control(
-          config.cc_location == CcLocation::software ? config.cc : "none",
-          CcParams{.base_rtt = config.base_rtt,
-                   .bdp_bytes = static_cast<uint64_t>(static_cast<double>(config.line_rate_bps) /
-                                                      8 * config.base_rtt.seconds()),
-                   .mss = config.unit_size,
-                   .line_rate = Rate::bps(static_cast<int64_t>(config.line_rate_bps))})),
+          config.cc_location == CcLocation::software ? config.cc : CcConfig{.kind = CcKind::none},
+          config.cc_params())),
       chunking_(make_chunk_policy(config)),
       staging_memory_(
           endpoint.make_memory(uint64_t{send_slot_bytes(config)} * staging_slots(config))),

@@ -255,7 +255,30 @@ constexpr BadFile kBadFiles[] = {
      "the first part of it"},
     {"bad_transport_cc.toml",
      "bad_transport_cc.toml:10:6: transport.cc: \"dctcp\" is not valid; valid choices: swift, "
-     "swift-md, dcqcn, none"},
+     "swift-md, dcqcn, vegas, none"},
+    {"bad_transport_cc_both_forms.toml",
+     "bad_transport_cc_both_forms.toml:11:1: TOML syntax error: Error while parsing table header: "
+     "cannot redefine existing string 'transport.cc' as table"},
+    {"bad_transport_cc_key_of_other_kind.toml",
+     "bad_transport_cc_key_of_other_kind.toml:13:8: transport.cc.beta: belongs to kinds "
+     "\"swift\", \"swift-md\", \"vegas\", not to kind \"dcqcn\"; valid keys for \"dcqcn\": kind, "
+     "g, min_rate, alpha_update_period, rate_reduce_period, increase_period, increase_bytes, "
+     "fast_recovery_stages, additive_increase, hyper_increase, cnp_interval"},
+    {"bad_transport_cc_no_kind.toml",
+     "bad_transport_cc_no_kind.toml:10:1: transport.cc: missing required key \"kind\""},
+    {"bad_transport_cc_rogue_not_vegas.toml",
+     "bad_transport_cc_rogue_not_vegas.toml:11:8: transport.cc.kind: \"swift\" is not RoGUE's: "
+     "rogue-rc and rogue-uc run \"vegas\""},
+    {"bad_transport_cc_rogue_vegas_twice.toml",
+     "bad_transport_cc_rogue_vegas_twice.toml:10:9: transport.alpha: Vegas's keys go either in "
+     "[transport] or in [transport.cc], not both"},
+    {"bad_transport_cc_unknown_key.toml",
+     "bad_transport_cc_unknown_key.toml:13:1: transport.cc: unknown key \"target_dealy\" for kind "
+     "\"swift\"; valid keys: kind, target_delay, target_slack, ai, beta, max_mdf, min_window, "
+     "initial_window, max_window, target_follows_min_rtt, loss_to_minimum"},
+    {"bad_transport_cc_window_order.toml",
+     "bad_transport_cc_window_order.toml:13:14: transport.cc.max_window: 16384 bytes is below "
+     "min_window (65536 bytes)"},
     {"bad_transport_key_for_rc.toml",
      "bad_transport_key_for_rc.toml:10:1: transport: unknown key \"cc\" for kind \"rc\" (the "
      "other keys are Bifröst's); valid keys: kind"},

@@ -175,7 +175,7 @@ warmup = "1ms"
 )");
   const scenario::TransportSpec& t = sc.transport;
   EXPECT_EQ(t.kind, scenario::TransportKind::bifrost_rc);
-  EXPECT_EQ(t.cc, "swift-md");
+  EXPECT_EQ(t.cc.kind, transport::CcKind::swift_md);
   EXPECT_EQ(t.unit_size, Bytes(1024));
   EXPECT_EQ(t.max_chunk, Bytes(32 * 1024));
   EXPECT_EQ(t.chunk_loss_budget, 0.1);

@@ -178,7 +178,7 @@ TEST(Connection, ChunksShrinkUnderRandomLossAndFewerBytesGoAgain) {
   };
   const auto run = [](double budget) {
     TransportPairConfig c = lossless();
-    c.transport.cc = "none";
+    c.transport.cc.kind = CcKind::none;
     c.transport.chunk_loss_budget = budget;
     c.wire.loss = 0.01;
     c.wire.seed = 11;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bifrost/core/error.h"
+#include "bifrost/transport/cc/cc_config.h"
 #include "bifrost/transport/cc/congestion_control.h"
 #include "bifrost/transport/cc/dcqcn.h"
 #include "bifrost/transport/reliability/ack_builder.h"
@@ -123,9 +124,10 @@ TEST(DcqcnCc, TheWindowNeverDropsBelowOneUnitAndFollowsTheLeastRtt) {
 }
 
 TEST(DcqcnCc, IsRegisteredByName) {
-  EXPECT_EQ(make_congestion_control("dcqcn", params())->name(), "dcqcn");
+  const CcConfig dcqcn{.kind = parse_cc_kind("dcqcn")};
+  EXPECT_EQ(make_congestion_control(dcqcn, params())->name(), "dcqcn");
   try {
-    make_congestion_control("dctcp", params());
+    (void)parse_cc_kind("dctcp");
     FAIL() << "an unknown name must throw";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("dcqcn"), std::string::npos) << e.what();
@@ -133,7 +135,7 @@ TEST(DcqcnCc, IsRegisteredByName) {
   // The line rate comes from the parameters: a 25 Gb/s path is cut to 12.5.
   CcParams slow = params();
   slow.line_rate = Rate::Gbps(25);
-  auto cc = make_congestion_control("dcqcn", slow);
+  auto cc = make_congestion_control(dcqcn, slow);
   cc->on_ack(ack(Time::us(1), 0, true));
   EXPECT_NEAR(gbps(cc->pacing_rate()), 12.5, 1e-6);
 }

@@ -18,13 +18,13 @@ using testing::TransportPairConfig;
 
 constexpr Rate kLine = Rate::Gbps(100);
 
-TransportPairConfig marking(double ce_mark, const char* cc = "dcqcn") {
+TransportPairConfig marking(double ce_mark, CcKind cc = CcKind::dcqcn) {
   TransportPairConfig c;
   c.wire.delay = Time::us(2);
   c.wire.rate = kLine;
   c.wire.ce_mark = ce_mark;
   c.device.data_path.ecn_capable = true;  // ECT(0) on data packets, as DCQCN NICs send them
-  c.transport.cc = cc;
+  c.transport.cc.kind = cc;
   c.transport.line_rate_bps = static_cast<uint64_t>(kLine.bits_per_second());
   c.transport.base_rtt = Time::us(10);
   return c;
@@ -114,7 +114,7 @@ TEST(DcqcnConnection, WithoutMarksTheLimiterIsLeftAloneAndTheRunIsFaster) {
 
 // A CC that does not pace (swift) sees the echo but leaves the NIC's limiter alone.
 TEST(DcqcnConnection, SwiftIgnoresTheEchoAndNeverPaces) {
-  TransportPair pair(marking(0.05, "swift"));
+  TransportPair pair(marking(0.05, CcKind::swift));
   send_mix(pair, 0, 4);
   const Observed o = run(pair, Time::ms(200));
   ASSERT_TRUE(pair.run_until_done(Time::zero()));

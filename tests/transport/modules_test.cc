@@ -7,6 +7,7 @@
 
 #include "bifrost/core/error.h"
 #include "bifrost/core/rng.h"
+#include "bifrost/transport/cc/cc_config.h"
 #include "bifrost/transport/cc/congestion_control.h"
 #include "bifrost/transport/cc/swift.h"
 #include "bifrost/transport/chunking/chunk_policy.h"
@@ -161,10 +162,10 @@ TEST(Swift, GrowsBelowTargetShrinksAboveAndDropsToMinimumOnLoss) {
 
 TEST(CongestionControl, FactoryKnowsSwiftAndNone) {
   const CcParams params{};
-  EXPECT_EQ(make_congestion_control("swift", params)->name(), "swift");
-  EXPECT_EQ(make_congestion_control("none", params)->window_bytes(),
+  EXPECT_EQ(make_congestion_control(CcConfig{}, params)->name(), "swift");
+  EXPECT_EQ(make_congestion_control(CcConfig{.kind = CcKind::none}, params)->window_bytes(),
             std::numeric_limits<uint64_t>::max());
-  EXPECT_THROW(make_congestion_control("cubic", params), Error);
+  EXPECT_THROW(parse_cc_kind("cubic"), Error);
 }
 
 TEST(Rtt, EquationOneSubtractsTheReceiverDelay) {

@@ -10,6 +10,7 @@
 
 #include "bifrost/core/error.h"
 #include "bifrost/real/offer_json.h"
+#include "bifrost/transport/cc/cc_config.h"
 #include "bifrost/transport/rpc.h"
 #include "report.h"
 #include "runs.h"
@@ -257,9 +258,18 @@ int main(int argc, char** argv) {
                  "Bifröst: software ACKs in a class above the data's (0: the data's class)")
       ->capture_default_str();
   app.add_option("--cc", o.cc,
-                 "Bifröst: software congestion control, swift | swift-md | dcqcn | none (dcqcn "
-                 "reacts to CE marks: it needs --ecn on both sides and a marking bottleneck)")
-      ->capture_default_str();
+                 "Bifröst: software congestion control, swift | swift-md | dcqcn | vegas | none "
+                 "(dcqcn reacts to CE marks: it needs --ecn on both sides and a marking "
+                 "bottleneck)")
+      ->capture_default_str()
+      ->check([](const std::string& name) {
+        try {
+          (void)bifrost::transport::parse_cc_kind(name);
+          return std::string();
+        } catch (const bifrost::Error& e) {
+          return std::string(e.what());
+        }
+      });
   app.add_option("--rogue_segment", o.rogue_segment,
                  "RoGUE: segment bytes large verbs are cut into (0: 64 KiB at <= 10 Gb/s "
                  "--line_rate, 256 KiB at >= 100 Gb/s, 128 KiB between)")

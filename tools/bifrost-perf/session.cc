@@ -57,7 +57,7 @@ transport::TransportConfig transport_config(const Options& o) {
   c.base_rtt = Time::from_seconds(o.base_rtt_us / 1e6);
   c.min_rto = Time::from_seconds(o.min_rto_us / 1e6);
   c.line_rate_bps = static_cast<uint64_t>(o.line_rate_gbps * 1e9);
-  c.cc = o.cc;
+  c.cc.kind = transport::parse_cc_kind(o.cc);
   c.chunk_loss_budget = o.chunk_loss_budget;
   c.ack_every_wqes = o.ack_every;
   c.hint_when_idle = o.hint_when_idle;

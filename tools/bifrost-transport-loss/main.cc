@@ -73,7 +73,7 @@ Point run(const Options& o, const std::string& mode, uint64_t size, double loss)
   c.transport.mtu = o.mtu;
   c.transport.unit_size = o.unit;
   c.transport.chunk_loss_budget = o.chunk_loss_budget;
-  c.transport.cc = o.cc;
+  c.transport.cc.kind = transport::parse_cc_kind(o.cc);
   c.transport.min_rto = Time::from_seconds(o.min_rto_us * 1e-6);
   c.transport.base_rtt = Time::from_seconds((o.base_rtt_us > 0 ? o.base_rtt_us : o.rtt_us) * 1e-6);
   c.transport.line_rate_bps = static_cast<uint64_t>(o.rate_gbps * 1e9);
@@ -164,7 +164,8 @@ int main(int argc, char** argv) {
                  "while losses are seen, chunks shrink to resend about this fraction (0: off)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  app.add_option("--cc", o.cc, "software congestion control: swift or none")->capture_default_str();
+  app.add_option("--cc", o.cc, "software congestion control: swift, swift-md, dcqcn, vegas or none")
+      ->capture_default_str();
   app.add_option("--base-rtt-us", o.base_rtt_us,
                  "the transport's base RTT (CC target, BDP); 0: --rtt-us")
       ->capture_default_str();

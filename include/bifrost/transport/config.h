@@ -2,9 +2,9 @@
 // How one Bifröst connection behaves: its mode (the paper's Table 3), chunking, the layout of
 // the immediate data, ACK coalescing and the resources it reserves. Defaults follow the paper.
 #include <cstdint>
-#include <string>
 
 #include "bifrost/core/time.h"
+#include "bifrost/transport/cc/cc_config.h"
 
 namespace bifrost::transport {
 
@@ -12,7 +12,7 @@ namespace bifrost::transport {
 // failure) or bifrost's software (UC QPs, software ACKs and selective retransmission).
 enum class Reliability : uint8_t { hardware_rc, software_uc };
 // Who controls congestion: the NIC (DCQCN on the QPs, no software window) or a software
-// algorithm chosen by name (see cc/congestion_control.h).
+// algorithm chosen by kind (see cc/cc_config.h).
 enum class CcLocation : uint8_t { nic, software };
 // Where software ACKs go (software_uc): on the endpoint's UD QP, whose CQ is polled first and
 // whose traffic class is the endpoint's ack_traffic_class (Bifröst's design), or as SENDs on
@@ -30,9 +30,9 @@ struct ImmLayout {
 struct TransportConfig {
   Reliability reliability = Reliability::software_uc;
   CcLocation cc_location = CcLocation::software;
-  // Software CC: "swift", "swift-md", "dcqcn" (software_uc only: its ECN echo rides on the
-  // software ACKs) or "none".
-  std::string cc = "swift";
+  // Software CC: its kind (dcqcn: software_uc only, its ECN echo rides on the software ACKs)
+  // and parameter blocks, whose path-dependent fields follow cc_params() unless overridden.
+  CcConfig cc{};
   bool chunking = true;  // false: a large message is one WRITE of its whole length
 
   // Chunking: WRITE chunks are multiples of unit_size (the minimum chunk) up to
@@ -88,6 +88,9 @@ struct TransportConfig {
   uint8_t rc_retry_cnt = 2;
   uint8_t rc_timeout = 8;  // 4.096 us * 2^timeout
 
+  // What the CC derives its path-dependent parameters from: base_rtt, the BDP at
+  // line_rate_bps, unit_size as the mss, the line rate.
+  CcParams cc_params() const;
   // The largest message: unit_size * 2^chunk_offset_bits (4 KB units, 10 bits: 4 MiB).
   uint64_t max_message_size() const;
   // Throws Error naming the first inconsistent value.

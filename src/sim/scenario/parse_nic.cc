@@ -79,24 +79,9 @@ void parse_dcqcn_keys(const TableReader& r, NicConfig& n) {
       r.fail(kKeys[i], "is a DCQCN constant; DCQCN is off (set dcqcn = true)");
     }
   }
-  DcqcnSpec& d = n.dcqcn_spec;
-  if (auto g = r.number("dcqcn_g")) {
-    if (*g <= 0 || *g >= 1) r.fail("dcqcn_g", fmt::format("{} is not in (0, 1)", *g));
-    d.g = *g;
-  }
-  if (auto rate = r.positive_rate("dcqcn_min_rate")) d.min_rate = *rate;
-  if (auto t = r.positive_time("dcqcn_alpha_update_period")) d.alpha_update_period = *t;
-  if (auto t = r.positive_time("dcqcn_rate_reduce_period")) d.rate_reduce_period = *t;
-  if (auto t = r.positive_time("dcqcn_increase_period")) d.increase_period = *t;
-  if (auto b = r.positive_bytes("dcqcn_increase_bytes")) d.increase_bytes = *b;
-  if (auto f = r.integer("dcqcn_fast_recovery_stages", 1, 1000)) {
-    d.fast_recovery_stages = static_cast<uint32_t>(*f);
-  }
-  if (auto rate = r.positive_rate("dcqcn_additive_increase")) d.additive_increase = *rate;
-  if (auto rate = r.positive_rate("dcqcn_hyper_increase")) d.hyper_increase = *rate;
-  if (auto t = r.non_negative_time("dcqcn_cnp_interval")) d.cnp_interval = *t;
+  read_dcqcn_constants(r, "dcqcn_", n.dcqcn_spec);
   if (auto scope = r.choice("dcqcn_cnp_scope", kCnpScopes))
-    d.cnp_interval_per_port = *scope == "port";
+    n.dcqcn_spec.cnp_interval_per_port = *scope == "port";
 }
 
 // The window and the pool belong to some engines only: a key another engine would ignore is
@@ -125,6 +110,25 @@ void parse_engine_keys(const TableReader& r, NicConfig& n) {
   parse_rto_keys(r, n);
 }
 }  // namespace
+
+void read_dcqcn_constants(const TableReader& r, std::string_view prefix, DcqcnSpec& d) {
+  const auto key = [prefix](std::string_view name) { return fmt::format("{}{}", prefix, name); };
+  if (auto g = r.number(key("g"))) {
+    if (*g <= 0 || *g >= 1) r.fail(key("g"), fmt::format("{} is not in (0, 1)", *g));
+    d.g = *g;
+  }
+  if (auto rate = r.positive_rate(key("min_rate"))) d.min_rate = *rate;
+  if (auto t = r.positive_time(key("alpha_update_period"))) d.alpha_update_period = *t;
+  if (auto t = r.positive_time(key("rate_reduce_period"))) d.rate_reduce_period = *t;
+  if (auto t = r.positive_time(key("increase_period"))) d.increase_period = *t;
+  if (auto b = r.positive_bytes(key("increase_bytes"))) d.increase_bytes = *b;
+  if (auto f = r.integer(key("fast_recovery_stages"), 1, 1000)) {
+    d.fast_recovery_stages = static_cast<uint32_t>(*f);
+  }
+  if (auto rate = r.positive_rate(key("additive_increase"))) d.additive_increase = *rate;
+  if (auto rate = r.positive_rate(key("hyper_increase"))) d.hyper_increase = *rate;
+  if (auto t = r.non_negative_time(key("cnp_interval"))) d.cnp_interval = *t;
+}
 
 NicConfig parse_nic(const TableReader& r, Bytes mtu, const Topology& topology) {
   r.allow_only(kKeys);
@@ -159,3 +163,22 @@ NicConfig parse_nic(const TableReader& r, Bytes mtu, const Topology& topology) {
 }
 
 }  // namespace bifrost::sim::scenario::detail
+
+namespace bifrost::sim::scenario {
+
+rnic::DcqcnConfig DcqcnSpec::reaction_point(Rate line_rate) const {
+  rnic::DcqcnConfig c;
+  c.line_rate = line_rate;
+  c.min_rate = min_rate;
+  c.g = g;
+  c.alpha_update_period = alpha_update_period;
+  c.rate_reduce_monitor_period = rate_reduce_period;
+  c.increase_period = increase_period;
+  c.increase_bytes = increase_bytes.count();
+  c.fast_recovery_stages = fast_recovery_stages;
+  c.additive_increase = additive_increase;
+  c.hyper_increase = hyper_increase;
+  return c;
+}
+
+}  // namespace bifrost::sim::scenario

@@ -24,7 +24,8 @@ constexpr std::array<std::string_view, 13> kRcBackedKeys = {
     "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "rc_retry_cnt",
     "rc_timeout"};
 constexpr std::array<std::string_view, 1> kRcKeys = {"kind"};
-constexpr std::array<std::string_view, 14> kRogueKeys = {"kind",
+constexpr std::array<std::string_view, 15> kRogueKeys = {"kind",
+                                                         "cc",
                                                          "segment",
                                                          "batch",
                                                          "alpha",
@@ -38,7 +39,6 @@ constexpr std::array<std::string_view, 14> kRogueKeys = {"kind",
                                                          "rc_timeout",
                                                          "shadow_qp",
                                                          "pace"};
-constexpr std::array<std::string_view, 4> kCcs = {"swift", "swift-md", "dcqcn", "none"};
 // The transport's default immediate layout: 10 bits of chunk offset (docs/transport.md).
 constexpr uint64_t kChunkOffsetBits = 10;
 
@@ -83,20 +83,8 @@ void rogue_keys(const TableReader& r, TransportSpec& t) {
     r.fail("batch", fmt::format("{} is below the segment ({}): a batch holds whole segments",
                                 bytes_text(*g.batch), bytes_text(*g.segment)));
   }
-  if (auto alpha = r.number("alpha")) g.alpha = *alpha;
-  if (auto beta = r.number("beta")) g.beta = *beta;
-  if (auto literal = r.boolean("literal_vegas")) g.literal = *literal;
-  if (!g.literal && g.alpha > g.beta) {
-    r.fail("alpha", fmt::format("alpha {} is above beta {}: Vegas increases below alpha and "
-                                "decreases above beta (set literal_vegas = true for the "
-                                "paper's rules as written)",
-                                g.alpha, g.beta));
-  }
-  if (auto w = r.integer("initial_window", 1, 1 << 20))
-    g.initial_window = static_cast<uint32_t>(*w);
   g.rate_step = r.positive_rate("rate_step");
   if (auto h = r.bytes("holdoff")) g.holdoff = *h;
-  if (auto floor = r.non_negative_time("base_rtt_floor")) g.base_rtt_floor = *floor;
   if (auto timeout = r.positive_time("uc_sample_timeout")) g.uc_sample_timeout = *timeout;
   if (auto timeout = r.integer("rc_timeout", 0, 31)) g.rc_timeout = static_cast<uint8_t>(*timeout);
   if (auto shadow = r.boolean("shadow_qp")) g.shadow_qp = *shadow;
@@ -118,6 +106,7 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
   if (kind == "rogue-rc" || kind == "rogue-uc") {
     t.kind = kind == "rogue-rc" ? TransportKind::rogue_rc : TransportKind::rogue_uc;
     rogue_keys(r, t);
+    t.cc = parse_cc(r, nic, t.kind);
     return t;
   }
   t.kind = kind == "bifrost-uc" ? TransportKind::bifrost_uc : TransportKind::bifrost_rc;
@@ -127,17 +116,7 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
   } else {
     r.allow_only(kRcBackedKeys, context);
   }
-  if (auto cc = r.choice("cc", kCcs)) t.cc = *cc;
-  if (t.cc == "dcqcn" && t.kind != TransportKind::bifrost_uc) {
-    r.fail("cc",
-           "\"dcqcn\" needs kind \"bifrost-uc\": its ECN echo rides on software ACKs "
-           "(over RC, set dcqcn = true in [nic] instead)");
-  }
-  if (t.cc == "dcqcn" && nic.dcqcn) {
-    r.fail("cc",
-           "\"dcqcn\" and [nic] dcqcn = true would both drive the QPs' rate limiters; choose "
-           "one");
-  }
+  t.cc = parse_cc(r, nic, t.kind);
   if (auto chunking = r.boolean("chunking")) t.chunking = *chunking;
   chunk_sizes(r, t);
   if (auto base_rtt = r.positive_time("base_rtt")) t.base_rtt = *base_rtt;

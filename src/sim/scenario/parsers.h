@@ -27,8 +27,15 @@ NicConfig parse_nic(const TableReader& r, Bytes mtu, const Topology& topology);
 // The [nic.profile] table; `nic` is the rest of [nic], already parsed.
 std::vector<NicProfileSpec> parse_nic_profiles(const TableReader& r, const NicConfig& nic,
                                                const Topology& topology);
+// DCQCN's tunable constants, each key `prefix` + its name ("dcqcn_g" in [nic], "g" in
+// [transport.cc]); the cnp scope is [nic]'s alone.
+void read_dcqcn_constants(const TableReader& r, std::string_view prefix, DcqcnSpec& d);
 // [transport]; a Bifröst kind needs the soft RNIC model of `nic`.
 TransportSpec parse_transport(const TableReader& r, const NicConfig& nic);
+// The congestion control of `transport` (its kind already read): [transport] cc = "kind", or
+// the [transport.cc] table with the kind's parameter keys; RoGUE's Vegas keys may also stand
+// in [transport] itself.
+transport::CcConfig parse_cc(const TableReader& r, const NicConfig& nic, TransportKind transport);
 WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Topology& topology,
                               const SimulationConfig& simulation,
                               const std::filesystem::path& base_dir);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bifrost/core/bytes.h"
+#include "bifrost/core/error.h"
 
 namespace bifrost::transport {
 
@@ -21,6 +22,14 @@ DcqcnParams dcqcn_params_for(const CcParams& params) {
   p.base_rtt = params.base_rtt;
   p.mss = params.mss;
   return p;
+}
+
+void DcqcnParams::validate() const {
+  (void)rnic::DcqcnReactionPoint(rp);  // throws for an impossible reaction point
+  (void)rnic::DcqcnNotificationPoint(min_time_between_cnps);  // ... or CNP interval
+  if (base_rtt <= Time::zero() || mss == 0) {
+    throw Error("dcqcn: base_rtt and mss must be positive");
+  }
 }
 
 Dcqcn::Dcqcn(const DcqcnParams& params)

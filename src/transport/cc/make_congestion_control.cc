@@ -1,9 +1,8 @@
 #include <limits>
 
 #include "bifrost/core/error.h"
+#include "bifrost/transport/cc/cc_config.h"
 #include "bifrost/transport/cc/congestion_control.h"
-#include "bifrost/transport/cc/dcqcn.h"
-#include "bifrost/transport/cc/swift.h"
 
 namespace bifrost::transport {
 
@@ -21,17 +20,20 @@ class NoCongestionControl final : public CongestionControl {
 
 }  // namespace
 
-std::unique_ptr<CongestionControl> make_congestion_control(std::string_view name,
-                                                           const CcParams& params) {
-  if (name == "swift") return std::make_unique<Swift>(swift_params_for(params));
-  if (name == "swift-md") {
-    SwiftParams p = swift_params_for(params);
-    p.loss_to_minimum = false;
-    return std::make_unique<Swift>(p);
+std::unique_ptr<CongestionControl> make_congestion_control(const CcConfig& config,
+                                                           const CcParams& path) {
+  switch (config.kind) {
+    case CcKind::swift:
+    case CcKind::swift_md:
+      return std::make_unique<Swift>(config.swift_params(path));
+    case CcKind::dcqcn:
+      return std::make_unique<Dcqcn>(config.dcqcn_params(path));
+    case CcKind::vegas:
+      return std::make_unique<Vegas>(config.vegas_params(path));
+    case CcKind::none:
+      return std::make_unique<NoCongestionControl>();
   }
-  if (name == "dcqcn") return std::make_unique<Dcqcn>(dcqcn_params_for(params));
-  if (name == "none") return std::make_unique<NoCongestionControl>();
-  throw Error("unknown congestion control '{}' (known: swift, swift-md, dcqcn, none)", name);
+  throw Error("make_congestion_control: no algorithm for kind {}", static_cast<int>(config.kind));
 }
 
 }  // namespace bifrost::transport

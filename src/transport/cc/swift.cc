@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "bifrost/core/error.h"
+
 namespace bifrost::transport {
 
 SwiftParams swift_params_for(const CcParams& params) {
@@ -15,8 +17,26 @@ SwiftParams swift_params_for(const CcParams& params) {
   return p;
 }
 
+void SwiftParams::validate() const {
+  if (target_delay <= Time::zero() || target_slack < Time::zero()) {
+    throw Error("swift: target_delay must be positive and target_slack not negative");
+  }
+  if (mss == 0 || !(additive_increase > 0)) {
+    throw Error("swift: mss and additive_increase ({}) must be positive", additive_increase);
+  }
+  if (!(beta >= 0) || !(max_decrease > 0 && max_decrease <= 1)) {
+    throw Error("swift: beta ({}) must not be negative and max_decrease ({}) must be in (0, 1]",
+                beta, max_decrease);
+  }
+  if (min_window == 0 || min_window > initial_window || initial_window > max_window) {
+    throw Error("swift: need 0 < min_window ({}) <= initial_window ({}) <= max_window ({})",
+                min_window, initial_window, max_window);
+  }
+}
+
 Swift::Swift(const SwiftParams& params)
     : params_(params), window_(static_cast<double>(params.initial_window)) {
+  params_.validate();
   clamp();
 }
 

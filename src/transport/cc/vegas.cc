@@ -45,6 +45,7 @@ VegasParams vegas_params_for(const CcParams& params) {
   VegasParams p;
   p.packet_bytes = params.mss;
   p.line_rate = params.line_rate;
+  p.rate_step = params.line_rate / 10;
   p.max_window_bytes =
       std::max<uint64_t>(4 * params.bdp_bytes, uint64_t{p.initial_window_packets} * p.packet_bytes);
   return p;

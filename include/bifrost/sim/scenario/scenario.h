@@ -18,6 +18,7 @@
 #include "bifrost/sim/workload/flow.h"
 #include "bifrost/sim/workload/flow_files.h"
 #include "bifrost/sim/workload/flow_size_cdf.h"
+#include "bifrost/transport/cc/cc_config.h"  // header only: this library does not link the transport
 
 namespace bifrost::sim::scenario {
 
@@ -209,6 +210,9 @@ struct DcqcnSpec {
   Rate hyper_increase = Rate::Mbps(50);
   Time cnp_interval = Time::us(4);     // the notification point's minimum time between CNPs
   bool cnp_interval_per_port = false;  // ... of one QP (false) or of the whole port (true)
+
+  // The reaction point these constants describe, on a link of `line_rate`.
+  rnic::DcqcnConfig reaction_point(Rate line_rate) const;
 };
 
 // [nic.profile.<name>]: hosts whose NIC is a generation profile (rnic::NicProfile: "cx4" or
@@ -270,17 +274,13 @@ enum class TransportKind {
 };
 
 // RoGUE's knobs (transport::rogue::RogueConfig, docs/transport.md "RoGUE"); unset: its
-// defaults (segment and rate step by line rate, the batch a segment).
+// defaults (segment and rate step by line rate, the batch a segment). Its Vegas parameters are
+// TransportSpec::cc's vegas block.
 struct RogueSpec {
   std::optional<Bytes> segment;
   std::optional<Bytes> batch;
-  double alpha = 2;  // Vegas, in packets (the paper's 4/2 with literal = true)
-  double beta = 4;
-  bool literal = false;
-  uint32_t initial_window = 10;  // packets
   std::optional<Rate> rate_step;
   Bytes holdoff{160'000};
-  Time base_rtt_floor = Time::zero();
   Time uc_sample_timeout = Time::ms(1);
   uint8_t rc_timeout = 14;
   bool shadow_qp = true;
@@ -290,7 +290,8 @@ struct RogueSpec {
 // The Bifröst knobs a scenario may set (transport::TransportConfig; docs/transport.md).
 struct TransportSpec {
   TransportKind kind = TransportKind::rc;
-  std::string cc = "swift";  // swift, swift-md or none
+  // The software congestion control: kind and parameter blocks (RoGUE: vegas).
+  transport::CcConfig cc{};
   bool chunking = true;
   Bytes unit_size{4096};  // the minimum chunk
   Bytes max_chunk{64 * 1024};

@@ -2,8 +2,8 @@
 // The congestion-control plug-in point of a connection (or of one path of it). It sees what
 // the reliability layer learns (acknowledged bytes, RTT samples per WQE or per batch, ECN,
 // losses, timeouts) and answers with a window in bytes and, optionally, a pacing rate that the
-// connection applies to the QP's NIC rate limiter. A new algorithm is one class registered in
-// make_congestion_control.
+// connection applies to the QP's NIC rate limiter. A new algorithm is one class, a CcKind and
+// a parameter block in cc/cc_config.h, and one case in make_congestion_control.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -46,10 +46,11 @@ class CongestionControl {
   virtual std::optional<Rate> pacing_rate() const { return std::nullopt; }
 };
 
-// "swift" (RTT AIMD, minimum window on loss: the default), "swift-md" (the same with a
-// multiplicative decrease on loss), "dcqcn" (a rate from ECN echoes, see cc/dcqcn.h), "none"
-// (an unlimited window). Throws Error naming the known algorithms for any other name.
-std::unique_ptr<CongestionControl> make_congestion_control(std::string_view name,
-                                                           const CcParams& params);
+struct CcConfig;  // cc/cc_config.h
+
+// The algorithm `config` names, with its block's parameters resolved for `path`
+// (CcConfig::swift_params and its siblings). Throws Error for impossible parameters.
+std::unique_ptr<CongestionControl> make_congestion_control(const CcConfig& config,
+                                                           const CcParams& path);
 
 }  // namespace bifrost::transport

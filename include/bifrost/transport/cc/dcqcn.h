@@ -35,6 +35,10 @@ struct DcqcnParams {
   Time min_time_between_cnps = rnic::kDcqcnMinTimeBetweenCnps;
   Time base_rtt = Time::us(50);
   uint32_t mss = 4096;
+
+  // Throws Error for an impossible reaction point, a negative CNP interval, or a
+  // non-positive base RTT or mss.
+  void validate() const;
 };
 
 // mlx5 defaults with the path's line rate, base RTT and unit size.

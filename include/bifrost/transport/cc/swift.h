@@ -24,6 +24,10 @@ struct SwiftParams {
   // base RTT under the path's real one (a software data path, a longer route) would otherwise
   // keep every sample "above target" and the window at its minimum forever.
   bool target_follows_min_rtt = true;
+
+  // Throws Error for a non-positive target, mss or increase, a negative slack or beta, a
+  // decrease outside (0, 1], or windows not ordered min <= initial <= max.
+  void validate() const;
 };
 
 // The defaults for a path: target = base RTT, window up to 2 BDP, starting at one BDP.

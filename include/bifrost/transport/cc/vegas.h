@@ -66,7 +66,8 @@ struct VegasParams {
   void validate() const;
 };
 
-// Packet size, line rate and a window cap of four BDPs from the connection's parameters.
+// Packet size, line rate, a window cap of four BDPs and a rate step of a tenth of the line rate
+// (the paper's 1 Gb/s at 10 Gb/s) from the connection's parameters.
 VegasParams vegas_params_for(const CcParams& params);
 
 enum class VegasStep { increase, hold, decrease };
