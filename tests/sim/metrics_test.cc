@@ -164,7 +164,7 @@ TEST(Writers, QueuesPausesDrops) {
 }
 
 TEST(Writers, SummaryJson) {
-  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}};
+  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}, {}};
   const uint32_t link = m.throughput.add_link("bottleneck");
   m.throughput.sample(link, Time::zero(), Bytes(0));
   m.throughput.sample(link, Time::us(10), Bytes(125'000));
@@ -205,7 +205,7 @@ TEST(Writers, SummaryJson) {
 }
 
 TEST(Writers, SummaryJsonNicCounters) {
-  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}};
+  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}, {}};
   m.nic = NicTotals{.retransmitted = 5,
                     .timeouts = 2,
                     .naks_sent = 1,
@@ -224,7 +224,7 @@ TEST(Writers, SummaryJsonNicCounters) {
 TEST(Writers, WriteOutputsCreatesEveryFile) {
   const auto dir = std::filesystem::temp_directory_path() / "bifrost_metrics_test" / "out";
   std::filesystem::remove_all(dir.parent_path());
-  const RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}};
+  const RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}, {}};
   write_outputs(m, RunInfo{"s.toml", 1, Time::ms(1), std::nullopt}, dir, false);
   for (std::string_view file : kOutputFiles) {
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
@@ -267,7 +267,7 @@ TEST(Writers, TransportRttCsvOneRowPerDirection) {
             "h1,h0,2,3,1,7.000,7.000,7.000,7.000,7.000,7.000\n");
   const auto dir = std::filesystem::temp_directory_path() / "bifrost_metrics_rtt_test";
   std::filesystem::remove_all(dir);
-  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, rtt, {}};
+  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, rtt, {}, {}};
   write_outputs(m, RunInfo{"s.toml", 1, Time::ms(1), std::nullopt}, dir, false);
   EXPECT_EQ(workload::read_text_file(dir / "transport_rtt.csv"), transport_rtt_csv(rtt));
   std::filesystem::remove_all(dir);

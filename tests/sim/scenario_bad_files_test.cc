@@ -139,7 +139,7 @@ constexpr BadFile kBadFiles[] = {
      "bad_interval.toml:5:18: metrics.queue_interval: must be greater than zero, found \"0us\""},
     {"bad_key_for_kind.toml",
      "bad_key_for_kind.toml:4:1: topology: unknown key \"spines\" for kind \"star\"; valid keys: "
-     "kind, host_rate, host_delay, host_length, host_jitter, host_loss, hosts"},
+     "kind, host_rate, host_delay, host_length, host_jitter, host_loss, host_drop_every, hosts"},
     {"bad_kind.toml",
      "bad_kind.toml:2:8: topology.kind: \"ring\" is not valid; valid choices: dumbbell, star, "
      "leaf_spine, fat_tree, parking_lot, two_dc"},
@@ -240,7 +240,8 @@ constexpr BadFile kBadFiles[] = {
      "topology, switch, nic, transport, workload, metrics, upgrade"},
     {"bad_workload_key_for_kind.toml",
      "bad_workload_key_for_kind.toml:9:1: workload[0]: unknown key \"load\" for kind \"incast\"; "
-     "valid keys: kind, name, priority, senders, receiver, size, start, jitter, rounds, period"},
+     "valid keys: kind, name, op, priority, senders, receiver, size, start, jitter, rounds, "
+     "period"},
     {"bad_closed_loop_needs_bifrost.toml",
      "bad_closed_loop_needs_bifrost.toml:9:8: workload[0].kind: \"closed_loop\" runs over the "
      "Bifröst transport: set kind = \"bifrost-uc\" or \"bifrost-rc\" in [transport]"},

@@ -34,8 +34,8 @@ struct RunMetrics {
   DropCounters drops;
   std::optional<FasrPoolMetrics> fasr_pool;          // soft RNICs with the FaSR engine only
   std::vector<TransportRttDirection> transport_rtt;  // the Bifröst transport only
-  std::vector<CcTraceRow> cc_trace;                  // RoGUE with [metrics] cc_trace
   std::optional<NicTotals> nic;                      // soft RNICs only
+  std::vector<CcTraceRow> cc_trace;                  // RoGUE with [metrics] cc_trace
 };
 
 // What the summary says about the run itself.
