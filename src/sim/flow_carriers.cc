@@ -237,6 +237,7 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
     c.transport.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
     c.rogue = rogue_config(sc);
     c.cc_trace = sc.metrics.cc_trace;
+    if (sc.transport.rogue.verb) c.rogue_verb_bytes = sc.transport.rogue.verb->count();
     return c;
   }
   transport::TransportConfig& tc = c.transport;

@@ -48,7 +48,9 @@ TransportFlows::TransportFlows(EventKernel& kernel, Network& network,
   slot_bytes_ = config_.transport.max_message_size();
   if (config_.rogue) {
     config_.rogue->validate();
-    slot_bytes_ = config_.rogue->max_verb_bytes;
+    slot_bytes_ = config_.rogue_verb_bytes != 0
+                      ? std::min(config_.rogue_verb_bytes, config_.rogue->max_verb_bytes)
+                      : config_.rogue->max_verb_bytes;
   }
   if (config_.plain_rc) {
     config_.plain_rc->validate();

@@ -141,5 +141,18 @@ TEST(RogueScenario, EveryNthFrameAHostSendsIsDropped) {
             std::string::npos);
 }
 
+// [transport] verb: a flow posted as many application verbs instead of one.
+TEST(RogueScenario, FlowsArePostedAsVerbsOfTheGivenSize) {
+  std::string text = rogue_star("rogue-rc", "");
+  text.insert(text.find("[[workload]]"), "verb = \"64KB\"\n");
+  EXPECT_EQ(parse(text).transport.rogue.verb, Bytes(64'000));
+  const RunSummary s = run(text);
+  EXPECT_EQ(s.finished, 2u);
+  // 2 MB in 64 KB verbs: 32 (rounded up) application verbs per flow, each its own message.
+  EXPECT_EQ(s.transport.messages, 2u * 32);
+  const RunSummary whole = run(rogue_star("rogue-rc", ""));
+  EXPECT_EQ(whole.transport.messages, 2u);
+}
+
 }  // namespace
 }  // namespace bifrost::sim

@@ -61,6 +61,9 @@ struct TransportFlowsConfig {
   std::optional<transport::rogue::RogueConfig> rogue;
   // RoGUE: record every RTT sample and rate change (TransportFlows::cc_trace).
   bool cc_trace = false;
+  // RoGUE: the application verbs flows are cut into (0: one verb per flow, up to
+  // RogueConfig::max_verb_bytes). At most 65,536 may be outstanding per host and class.
+  uint64_t rogue_verb_bytes = 0;
 };
 
 // Summed over every connection's two halves. For RoGUE: chunks are segments, retransmitted WQEs

@@ -197,6 +197,12 @@ bool RogueConnection::post_batch() {
   if (it == verbs_.end()) return false;
   BatchWindow& window = window_of(it->work.op);
   if (!window.may_post(config_.batch())) return false;
+  // The QP's send queue holds max_send_wr WQEs until their completion retires them: small
+  // signaled verbs are a batch each, and a window of thousands of them would overflow it.
+  // Two places stay free: the segment that closes a batch, and a UC echo request behind it.
+  const size_t send_queue = endpoint_.device().data_path().max_send_wr;
+  const auto queue_nearly_full = [&] { return posted_.size() + 2 >= send_queue; };
+  if (queue_nearly_full()) return false;
   window.open_batch();
   uint64_t bytes = 0;
   for (;;) {
@@ -206,8 +212,9 @@ bool RogueConnection::post_batch() {
     const auto next = last_of_verb ? std::next(it) : it;
     const bool more_of_class =
         next != verbs_.end() && (next->work.op == Op::read) == (v.work.op == Op::read);
-    const bool closes =
-        bytes + length >= config_.batch() || (last_of_verb && v.work.signaled) || !more_of_class;
+    const bool closes = bytes + length >= config_.batch() ||
+                        (last_of_verb && v.work.signaled) || !more_of_class ||
+                        posted_.size() + 3 >= send_queue;
     post_segment(v, length, closes);
     bytes += length;
     if (closes) break;
