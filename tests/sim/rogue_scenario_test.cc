@@ -154,5 +154,22 @@ TEST(RogueScenario, FlowsArePostedAsVerbsOfTheGivenSize) {
   EXPECT_EQ(whole.transport.messages, 2u);
 }
 
+// [transport] rtt_noise: uniform noise on every sample before the window; the trace shows it.
+TEST(RogueScenario, RttNoiseIsAddedToEverySample) {
+  const std::string traced = "[metrics]\ncc_trace = true\n";
+  std::string noisy = rogue_star("rogue-rc", traced);
+  noisy.insert(noisy.find("[[workload]]"), "rtt_noise = \"200us\"\n");
+  EXPECT_EQ(parse(noisy).transport.rogue.rtt_noise, Time::us(200));
+  const auto max_rtt = [](const RunSummary& s) {
+    Time m = Time::zero();
+    for (const metrics::CcTraceRow& r : s.metrics.cc_trace) m = std::max(m, r.rtt);
+    return m;
+  };
+  const RunSummary clean = run(rogue_star("rogue-rc", traced));
+  const RunSummary with_noise = run(noisy);
+  EXPECT_EQ(with_noise.finished, 2u);
+  EXPECT_GT(max_rtt(with_noise), max_rtt(clean) + Time::us(100));
+}
+
 }  // namespace
 }  // namespace bifrost::sim

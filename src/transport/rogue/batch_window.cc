@@ -1,5 +1,7 @@
 #include "batch_window.h"
 
+#include <fmt/format.h>
+
 #include "bifrost/core/error.h"
 #include "bifrost/transport/rogue/rogue_connection.h"
 
@@ -14,7 +16,10 @@ BatchWindow::BatchWindow(RogueConnection& connection, const RogueConfig& config,
       scheduler_(connection.endpoint().scheduler()),
       cc_(config.vegas_params()),
       rc_(config.line_rate),
-      uc_(config.line_rate) {}
+      uc_(config.line_rate),
+      noise_(connection.endpoint().config().seed,
+             fmt::format("rogue-rtt-noise/{}/{}", connection.id(),
+                         direction == Direction::read ? "read" : "write")) {}
 
 BatchWindow::~BatchWindow() {
   if (sample_timer_.valid()) scheduler_.cancel(sample_timer_);
@@ -104,7 +109,12 @@ TraceEvent BatchWindow::event(TraceEvent::Kind kind) const {
   return e;
 }
 
-void BatchWindow::take_sample(const Batch& b, Time rtt) {
+void BatchWindow::take_sample(const Batch& b, Time measured) {
+  Time rtt = measured;
+  if (config_.rtt_noise > Time::zero() && measured > Time::zero()) {
+    rtt = rtt + Time::ps(static_cast<int64_t>(
+                    noise_.uniform() * static_cast<double>(config_.rtt_noise.picoseconds())));
+  }
   // RoGUE's hold-off (§3.3): a batch enqueued before H bytes had left the limiter since the
   // last rate change may have queued behind the old rate; its sample misleads the CC.
   const bool held_off = b.sent_before < holdoff_until_;

@@ -6,6 +6,7 @@
 #include <deque>
 #include <optional>
 
+#include "bifrost/core/rng.h"
 #include "bifrost/transport/cc/vegas.h"
 #include "bifrost/transport/rogue/rogue_config.h"
 #include "bifrost/transport/rogue/rogue_stats.h"
@@ -92,6 +93,7 @@ class BatchWindow {
   uint64_t read_bytes_ = 0;
   bool gated_ = false;  // UC: every sample lost; only a probe until one arrives
   world::TimerId sample_timer_;
+  RandomStream noise_;  // RogueConfig::rtt_noise
 };
 
 }  // namespace bifrost::transport::rogue

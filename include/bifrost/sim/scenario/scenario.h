@@ -288,6 +288,7 @@ struct RogueSpec {
   // The application verbs a flow is posted as (nullopt: the whole flow one verb, up to 2 GiB;
   // RoGUE's Fig. 9 compares 64 KB and 1 KB verbs).
   std::optional<Bytes> verb;
+  Time rtt_noise = Time::zero();  // RogueConfig::rtt_noise (Fig. 8)
 };
 
 // The Bifröst knobs a scenario may set (transport::TransportConfig; docs/transport.md).

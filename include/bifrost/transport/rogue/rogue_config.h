@@ -43,6 +43,10 @@ struct RogueConfig {
   // the limiter (§3.3: H = 160KB, read as 160,000 bytes, the limiter's own change delay).
   uint64_t holdoff_bytes = 160'000;
 
+  // An evaluation knob (Fig. 8): every RTT sample gets uniform noise on [0, rtt_noise] added
+  // before the window sees it, as inaccurate timestamps would (0: none).
+  Time rtt_noise = Time::zero();
+
   // UC: when every outstanding RTT sample is this late, the window goes back to its initial
   // size and only a probe goes until a sample arrives (§3.4; the paper gives no value: ours).
   Time uc_sample_timeout = Time::ms(1);
