@@ -13,6 +13,10 @@ namespace bifrost::sim::scenario::detail {
 
 SimulationConfig parse_simulation(const TableReader& r);
 Topology parse_topology(const TableReader& r);
+// [topology] host_aliases (any kind), 0 when absent.
+uint32_t parse_host_aliases(const TableReader& r);
+// [routing] mode; "source" needs aliases to pin (host_aliases >= 1).
+RoutingMode parse_routing(const TableReader& r, uint32_t host_aliases);
 SwitchConfig parse_switch(const TableReader& r, Bytes mtu, const Topology& topology);
 // [switch.flow_control]: one table per link class; `switches` holds the rest of [switch].
 std::vector<LinkClassFlowControl> parse_flow_control(const TableReader& r,

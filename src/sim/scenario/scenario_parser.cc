@@ -16,8 +16,9 @@ namespace {
 
 using detail::TableReader;
 
-constexpr std::array<std::string_view, 8> kTables = {
-    "simulation", "topology", "switch", "nic", "transport", "workload", "metrics", "upgrade"};
+constexpr std::array<std::string_view, 9> kTables = {"simulation", "topology", "routing",
+                                                     "switch",     "nic",      "transport",
+                                                     "workload",   "metrics",  "upgrade"};
 
 toml::table parse_toml(std::string_view text, std::string_view name) {
   try {
@@ -110,6 +111,9 @@ Scenario parse_scenario(std::string_view text, std::string_view name,
     throw Error("{}: missing required table [topology]; it needs at least \"kind\"", name);
   }
   s.topology = detail::parse_topology(TableReader(*topology, "topology", name));
+  s.addressing.host_aliases = detail::parse_host_aliases(TableReader(*topology, "topology", name));
+  s.addressing.routing = detail::parse_routing(
+      TableReader(table_or_empty(root, "routing"), "routing", name), s.addressing.host_aliases);
   s.switches = detail::parse_switch(TableReader(table_or_empty(root, "switch"), "switch", name),
                                     s.simulation.mtu, s.topology);
   s.nic = detail::parse_nic(TableReader(table_or_empty(root, "nic"), "nic", name), s.simulation.mtu,

@@ -323,6 +323,7 @@ struct Scenario {
   NicConfig nic;
   TransportSpec transport;
   Topology topology;
+  Addressing addressing;  // [topology] host_aliases, [routing]
   SwitchConfig switches;
   std::vector<WorkloadConfig> workloads;
   MetricsConfig metrics;
