@@ -240,7 +240,8 @@ constexpr BadFile kBadFiles[] = {
      "topology, routing, switch, nic, transport, workload, metrics, upgrade"},
     {"bad_workload_key_for_kind.toml",
      "bad_workload_key_for_kind.toml:9:1: workload[0]: unknown key \"load\" for kind \"incast\"; "
-     "valid keys: kind, name, priority, senders, receiver, size, start, jitter, rounds, period"},
+     "valid keys: kind, name, op, priority, senders, receiver, size, start, jitter, rounds, "
+     "period"},
     {"bad_closed_loop_needs_bifrost.toml",
      "bad_closed_loop_needs_bifrost.toml:9:8: workload[0].kind: \"closed_loop\" runs over the "
      "Bifröst transport: set kind = \"bifrost-uc\" or \"bifrost-rc\" in [transport]"},
