@@ -86,6 +86,9 @@ TEST(VirtuosoChunkSearch, DoublesThenBacksOffThenStepsLinearlyThenSettles) {
   s.on_retry_exceeded(256 * 1024);
   EXPECT_EQ(s.chunk(), 128u * 1024);
   EXPECT_EQ(s.phase(), ChunkSearch::Phase::linear);
+  s.on_retry_exceeded(256 * 1024);  // the other path's WR of the same iteration: no news
+  EXPECT_EQ(s.chunk(), 128u * 1024);
+  EXPECT_EQ(s.phase(), ChunkSearch::Phase::linear);
   s.on_success(128 * 1024);
   s.on_success(128 * 1024);
   EXPECT_EQ(s.chunk(), 144u * 1024);

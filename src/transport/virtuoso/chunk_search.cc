@@ -28,7 +28,9 @@ void ChunkSearch::on_success(uint64_t bytes) {
 }
 
 void ChunkSearch::on_retry_exceeded(uint64_t bytes) {
-  (void)bytes;  // the size in force decides, whichever WR reported it
+  // A WR larger than the chunk in force was posted before the last back-off (another path's
+  // WR of the same iteration): the size it failed at was already given up.
+  if (bytes > chunk_) return;
   switch (phase_) {
     case Phase::binary:
       set(previous_ != 0 ? previous_ : chunk_ / 2);

@@ -149,6 +149,14 @@ void MpConnection::schedule_pump() {
 
 void MpConnection::pump() {
   pump_scheduled_ = false;
+  if (chunks_->iterations()) {
+    // The next iteration starts once the last one's WRs have all completed.
+    for (const PathState& s : state_) {
+      if (s.in_flight > 0) return;
+    }
+    for (uint32_t p = 0; p < path_count(); ++p) post_next(p);
+    return;
+  }
   // One WR per path per round, the rounds starting one path further each time.
   for (bool progress = true; progress;) {
     progress = false;

@@ -44,7 +44,7 @@ void Reassembler::post_slot(uint32_t path, uint32_t slot) {
                      .length = static_cast<uint32_t>(slot_bytes_),
                      .lkey = staging_region_->lkey};
   c_.path_qp(path).post_recv(wr);
-  ++c_.mutable_stats().wrs_posted;
+  ++c_.mutable_stats().receives_posted;
 }
 
 void Reassembler::start() {
