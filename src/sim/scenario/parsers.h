@@ -33,6 +33,11 @@ std::vector<NicProfileSpec> parse_nic_profiles(const TableReader& r, const NicCo
                                                const Topology& topology);
 // [transport]; a Bifröst kind needs the soft RNIC model of `nic`.
 TransportSpec parse_transport(const TableReader& r, const NicConfig& nic);
+// [transport] of kind "virtuoso" (parse_virtuoso.cc).
+VirtuosoSpec parse_virtuoso(const TableReader& r);
+// Virtuoso's paths need host aliases: paths <= host_aliases (path i uses alias i + 1).
+void check_virtuoso_addressing(const TableReader& r, const VirtuosoSpec& spec,
+                               const Addressing& addressing);
 WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Topology& topology,
                               const SimulationConfig& simulation,
                               const std::filesystem::path& base_dir);
