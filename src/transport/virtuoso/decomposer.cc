@@ -144,11 +144,12 @@ void MpConnection::post_tail(uint64_t mp) {
 void MpConnection::schedule_pump() {
   if (pump_scheduled_ || state_.empty()) return;
   pump_scheduled_ = true;
-  endpoint_.scheduler().at(endpoint_.scheduler().now(), [this] { pump(); });
+  pump_timer_ = endpoint_.scheduler().at(endpoint_.scheduler().now(), [this] { pump(); });
 }
 
 void MpConnection::pump() {
   pump_scheduled_ = false;
+  pump_timer_ = {};
   if (chunks_->iterations()) {
     // The next iteration starts once the last one's WRs have all completed.
     for (const PathState& s : state_) {

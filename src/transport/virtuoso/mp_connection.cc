@@ -51,10 +51,12 @@ MpConnection::MpConnection(Endpoint& endpoint, const VirtuosoConfig& config,
                                            own_memory_.get());
   reassembler_ = std::make_unique<Reassembler>(*this);
   resync_.resize(config_.paths);
+  ready_timer_.resize(config_.paths);
   ++stats_.library_calls;  // creating the connection is part of MP_rdma_connect
 }
 
 MpConnection::~MpConnection() {
+  cancel_timers();
   endpoint_.remove_handler(id_);
   reassembler_.reset();
   for (PathState& s : state_) endpoint_.device().destroy_qp(s.path.qp->qp_num());
@@ -130,6 +132,7 @@ void MpConnection::disconnect() {
   if (!open_.empty() || !reassembler_->idle()) {
     throw Error("virtuoso disconnect: {} MP WRs and some MP RECVs are still open", open_.size());
   }
+  cancel_timers();
   reassembler_.reset();
   for (PathState& s : state_) {
     endpoint_.forget_qp(s.path.qp->qp_num());
@@ -167,6 +170,20 @@ void MpConnection::set_receive_handler(MpReceiveHandler handler) {
   reassembler_->set_handler(std::move(handler));
 }
 
+void MpConnection::cancel_timers() {
+  world::Scheduler& scheduler = endpoint_.scheduler();
+  for (world::TimerId* t : {&pump_timer_, &awake_timer_}) {
+    if (t->valid()) scheduler.cancel(*t);
+    *t = {};
+  }
+  for (world::TimerId& t : ready_timer_) {
+    if (t.valid()) scheduler.cancel(t);
+    t = {};
+  }
+  pump_scheduled_ = false;
+  awake_ = false;
+}
+
 void MpConnection::wake() {
   // One completion-channel event per scheduler turn with completions: what a thread blocked in
   // ibv_get_cq_event would see.
@@ -174,7 +191,10 @@ void MpConnection::wake() {
   if (awake_) return;
   awake_ = true;
   ++stats_.wakeups;
-  endpoint_.scheduler().at(endpoint_.scheduler().now(), [this] { awake_ = false; });
+  awake_timer_ = endpoint_.scheduler().at(endpoint_.scheduler().now(), [this] {
+    awake_timer_ = {};
+    awake_ = false;
+  });
 }
 
 void MpConnection::on_send_completion(const rnic::WorkCompletion& wc) {

@@ -83,10 +83,11 @@ void MpConnection::on_resync_end(size_t index, bool ok) {
     return;
   }
   const Time cost = endpoint_.device().qp_transition_costs().recover;
-  endpoint_.scheduler().after(cost, [this, index] { on_path_ready(index); });
+  ready_timer_[index] = endpoint_.scheduler().after(cost, [this, index] { on_path_ready(index); });
 }
 
 void MpConnection::on_path_ready(size_t index) {
+  ready_timer_[index] = {};
   if (index >= state_.size() || state_[index].path.role != PathRole::reconnecting) return;
   state_[index].ready = true;
   state_[index].path.role = PathRole::active;

@@ -222,6 +222,8 @@ class MpConnection final : public EndpointHandler, private PathResyncOwner {
   // Puts a WR's range back at the front of its path's queue.
   void requeue(const Posted& posted);
   void wake();
+  // Cancels every timer of this connection (destruction, disconnect).
+  void cancel_timers();
 
   Endpoint& endpoint_;
   uint32_t id_;
@@ -248,6 +250,9 @@ class MpConnection final : public EndpointHandler, private PathResyncOwner {
   uint32_t round_robin_ = 0;
   bool pump_scheduled_ = false;
   bool awake_ = false;
+  world::TimerId pump_timer_;
+  world::TimerId awake_timer_;
+  std::vector<world::TimerId> ready_timer_;  // per path: the end of its QP recovery cost
   ResyncStats resync_stats_;
   PathResync resync_;
   MpCompletionHandler on_completion_;
