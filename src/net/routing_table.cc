@@ -21,6 +21,12 @@ uint64_t ecmp_hash(const FiveTuple& t, uint64_t seed) {
   return mix64(mix64(addresses ^ seed) ^ ports);
 }
 
+uint32_t ecmp_member(const FiveTuple& tuple, uint64_t seed, uint32_t group_size) {
+  // Multiply-shift maps the hash's top 32 bits onto [0, size) without a division.
+  const uint64_t h = ecmp_hash(tuple, seed) >> 32;
+  return static_cast<uint32_t>((h * group_size) >> 32);
+}
+
 std::size_t RoutingTable::FlatMap::slot_of(uint64_t key) const {
   return static_cast<std::size_t>(mix64(key)) & (entries_.size() - 1);
 }
@@ -90,9 +96,7 @@ void RoutingTable::add_static_route(world::Ipv4 src, world::Ipv4 dst, uint32_t p
 uint32_t RoutingTable::pick(uint32_t group, const world::Packet& packet, uint64_t seed) const {
   const Group& g = groups_[group];
   if (g.size == 1) return members_[g.offset];
-  // Multiply-shift maps the hash's top 32 bits onto [0, size) without a division.
-  const uint64_t h = ecmp_hash(five_tuple(packet), seed) >> 32;
-  return members_[g.offset + static_cast<uint32_t>((h * g.size) >> 32)];
+  return members_[g.offset + ecmp_member(five_tuple(packet), seed, g.size)];
 }
 
 uint32_t RoutingTable::lookup(const world::Packet& packet, uint64_t seed) const {

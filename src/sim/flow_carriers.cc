@@ -193,6 +193,24 @@ transport::rogue::RogueConfig rogue_config(const scenario::Scenario& sc) {
   return c;
 }
 
+transport::virtuoso::VirtuosoConfig virtuoso_config(const scenario::Scenario& sc) {
+  const scenario::VirtuosoSpec& v = sc.transport.virtuoso;
+  transport::virtuoso::VirtuosoConfig c;
+  c.paths = v.paths;
+  c.block = v.block.count();
+  c.small_send = v.small_send.count();
+  c.probe = v.probe;
+  c.probe_bytes = v.probe_size.count();
+  c.max_send_wr = v.max_send_wr;
+  c.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
+  c.rc_timeout = v.rc_timeout;
+  c.rc_retry_cnt = v.rc_retry_cnt;
+  c.chunk_search.enabled = v.chunk_search;
+  c.chunk_search.initial = v.chunk_initial.count();
+  c.chunk_search.linear_step = v.chunk_step.count();
+  return c;
+}
+
 bool is_rogue(scenario::TransportKind kind) {
   return kind == scenario::TransportKind::rogue_rc || kind == scenario::TransportKind::rogue_uc;
 }
@@ -204,6 +222,11 @@ std::string transport_text(const scenario::Scenario& sc) {
     return fmt::format("RoGUE {} (Vegas, segment {} B, batch {} B) over {}",
                        t.kind == scenario::TransportKind::rogue_rc ? "RC" : "UC", c.segment(),
                        c.batch(), nic_text(sc));
+  }
+  if (t.kind == scenario::TransportKind::virtuoso) {
+    return fmt::format("Virtuoso over {} paths (block {} B, probe {}, chunk search {}) over {}",
+                       t.virtuoso.paths, t.virtuoso.block.count(), t.virtuoso.probe ? "on" : "off",
+                       t.virtuoso.chunk_search ? "on" : "off", nic_text(sc));
   }
   return fmt::format("Bifröst {} (cc {}, unit {} B) over {}",
                      t.kind == scenario::TransportKind::bifrost_uc ? "UC" : "RC",
@@ -239,6 +262,11 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
     c.rogue = rogue_config(sc);
     c.cc_trace = sc.metrics.cc_trace;
     if (sc.transport.rogue.verb) c.rogue_verb_bytes = sc.transport.rogue.verb->count();
+    return c;
+  }
+  if (t.kind == scenario::TransportKind::virtuoso) {
+    c.transport.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
+    c.virtuoso = virtuoso_config(sc);
     return c;
   }
   transport::TransportConfig& tc = c.transport;

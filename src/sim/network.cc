@@ -31,12 +31,20 @@ net::SwitchConfig switch_config(const std::string& name, uint32_t ports, const N
 
 }  // namespace
 
-world::Ipv4 host_address(uint32_t index) {
-  return world::Ipv4{world::Ipv4::of(10, 0, 0, 0).value + index + 1};
+world::Ipv4 host_address(uint32_t index, uint32_t alias) {
+  return world::Ipv4{world::Ipv4::of(10, 0, 0, 0).value + (alias << 20) + index + 1};
 }
 
 Network::Network(world::Scheduler& scheduler, topology::Graph graph, const NetworkConfig& config)
-    : scheduler_(scheduler), graph_(std::move(graph)), adjacency_(graph_.nodes.size()) {
+    : scheduler_(scheduler),
+      graph_(std::move(graph)),
+      addressing_(config.addressing),
+      adjacency_(graph_.nodes.size()) {
+  if (addressing_.host_aliases > scenario::kMaxHostAliases) {
+    throw Error("network: {} host aliases; at most {}", addressing_.host_aliases,
+                scenario::kMaxHostAliases);
+  }
+  if (graph_.hosts >= (1u << 20)) throw Error("network: {} hosts; at most 2^20", graph_.hosts);
   // Ports are numbered per node in the order its edges appear in the graph.
   for (uint32_t e = 0; e < graph_.edges.size(); ++e) {
     const auto& edge = graph_.edges[e];
@@ -46,6 +54,7 @@ Network::Network(world::Scheduler& scheduler, topology::Graph graph, const Netwo
   build_nodes(config);
   build_links(config);
   install_routes();
+  if (addressing_.routing == scenario::RoutingMode::source) install_source_routes();
   install_flow_control(config);
 }
 
@@ -57,7 +66,8 @@ void Network::build_nodes(const NetworkConfig& config) {
     }
     net::HostConfig hc;
     hc.name = graph_.nodes[h].name;
-    hc.addresses = {host_address(h)};
+    for (uint32_t a = 0; a <= addressing_.host_aliases; ++a)
+      hc.addresses.push_back(host_address(h, a));
     hosts_.push_back(std::make_unique<net::Host>(scheduler_, hc));
   }
   for (uint32_t n = graph_.hosts; n < graph_.nodes.size(); ++n) {
@@ -145,8 +155,11 @@ void Network::install_routes() {
     std::size_t j = i;
     for (; j < by_tor.size() && tor_of[by_tor[j]] == tor; ++j) {
       const uint32_t h = by_tor[j];
-      // The attachment switch delivers on the host's own port.
-      switches_[tor - graph_.hosts]->routes().add_route(host_address(h), {port_towards(tor, h)});
+      // The attachment switch delivers every address of the host on the host's own port.
+      for (uint32_t a = 0; a <= addressing_.host_aliases; ++a) {
+        switches_[tor - graph_.hosts]->routes().add_route(host_address(h, a),
+                                                          {port_towards(tor, h)});
+      }
     }
     for (uint32_t n = graph_.hosts; n < graph_.nodes.size(); ++n) {
       if (n == tor || dist[n] == kUnreached) continue;
@@ -155,7 +168,9 @@ void Network::install_routes() {
         if (!graph_.is_host(att.peer) && dist[att.peer] + 1 == dist[n]) ports.push_back(att.port);
       }
       for (std::size_t k = i; k < j; ++k) {
-        switches_[n - graph_.hosts]->routes().add_route(host_address(by_tor[k]), ports);
+        for (uint32_t a = 0; a <= addressing_.host_aliases; ++a) {
+          switches_[n - graph_.hosts]->routes().add_route(host_address(by_tor[k], a), ports);
+        }
       }
     }
     i = j;

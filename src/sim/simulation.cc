@@ -290,6 +290,7 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   nc.mtu = sc.simulation.mtu;
   nc.seed = sc.simulation.seed;
   nc.switch_latency = sc.switches.latency;
+  nc.addressing = sc.addressing;
   // Closed loops append their requests to `flows` while the run goes.
   std::vector<workload::Flow> flows = scenario::build_flows(sc);
   // Flow control protects exactly the priorities the traffic uses (file rows carry their own).

@@ -20,6 +20,8 @@ constexpr uint64_t kAppBase = 0x7000'0000'0000;
 constexpr uint64_t kAppSpan = uint64_t{1} << 40;
 constexpr uint64_t kMaxSlots = uint64_t{1} << 16;
 constexpr size_t kTagBytes = sizeof(uint64_t);
+// Virtuoso's messages: flows are cut into MP WRs of at most this.
+constexpr uint64_t kVirtuosoMessage = uint64_t{1} << 32;
 
 // The two hosts (lower first), lane and priority in one key: hosts and lanes below 2^20.
 uint64_t channel_key(uint32_t low, uint32_t high, uint32_t lane, uint8_t priority) {
@@ -51,6 +53,10 @@ TransportFlows::TransportFlows(EventKernel& kernel, Network& network,
     slot_bytes_ = config_.rogue_verb_bytes != 0
                       ? std::min(config_.rogue_verb_bytes, config_.rogue->max_verb_bytes)
                       : config_.rogue->max_verb_bytes;
+  }
+  if (config_.virtuoso) {
+    config_.virtuoso->validate();
+    slot_bytes_ = std::min(config_.virtuoso->max_message, kVirtuosoMessage);
   }
   if (config_.plain_rc) {
     config_.plain_rc->validate();
@@ -109,14 +115,14 @@ TransportFlows::Party& TransportFlows::party(uint32_t host, uint8_t priority) {
   rnic::Device& device = *hosts_[host].device;
   slot->endpoint = std::make_unique<transport::Endpoint>(device, ec);
   const uint64_t base = kAppBase + priority * kAppSpan;
-  // RoGUE writes into the peer's inbox, the region's second half.
-  const uint64_t size = uint64_t{slot_count_} * slot_bytes_ * (config_.rogue ? 2 : 1);
+  // RoGUE and Virtuoso write into the peer's inbox, the region's second half.
+  const bool one_sided = config_.rogue || config_.virtuoso;
+  const uint64_t size = uint64_t{slot_count_} * slot_bytes_ * (one_sided ? 2 : 1);
   slot->app = std::make_unique<rnic::TokenMemory>(base, size);
   // RoGUE: WRITE flows land in the peer's inbox, READ flows fetch from the peer's slots.
   const rnic::Access access =
-      config_.rogue
-          ? rnic::Access::local_write | rnic::Access::remote_write | rnic::Access::remote_read
-          : rnic::Access::local_write;
+      one_sided ? rnic::Access::local_write | rnic::Access::remote_write | rnic::Access::remote_read
+                : rnic::Access::local_write;
   slot->region = &device.reg_mr(slot->endpoint->pd(), base, size, access, slot->app.get());
   return *slot;
 }
@@ -137,6 +143,10 @@ TransportFlows::Channel& TransportFlows::channel(uint32_t src, uint32_t dst, uin
   Channel* raw = c.get();
   if (config_.rogue) {
     connect_rogue(*raw);
+    return *raw;
+  }
+  if (config_.virtuoso) {
+    connect_virtuoso(*raw);
     return *raw;
   }
   for (int side = 0; side < 2; ++side) {
@@ -186,6 +196,10 @@ void TransportFlows::send_message(Channel& c, int side, uint64_t id, uint64_t le
     post_rogue(c, side, id, slot, length);
     return;
   }
+  if (config_.virtuoso) {
+    post_virtuoso(c, side, id, slot, length);
+    return;
+  }
   Party* party = &p;
   c.half[side]->send(transport::MessageBuffer{p.region, addr, length},
                      [this, id, party, slot](const transport::SendCompletion& done) {
@@ -218,10 +232,8 @@ void TransportFlows::connect_rogue(Channel& c) {
     // this side's for a WRITE, the peer's for a READ.
     c.rogue[side]->set_completion_handler(
         [this, raw, side](const transport::rogue::Completion& done) {
-          const auto slot = static_cast<uint32_t>(done.wr_id & 0xFFFF);
-          const int holder = done.op == transport::rogue::Op::read ? 1 - side : side;
-          raw->party[holder]->free_slots.push_back(slot);
-          on_message_done(done.wr_id >> 16, done.status != transport::rogue::Status::success);
+          on_one_sided_done(*raw, side, done.wr_id, done.op == transport::rogue::Op::read,
+                            done.status != transport::rogue::Status::success);
         });
   }
   c.rogue[0]->connect(c.rogue[1]->offer());
@@ -252,26 +264,77 @@ void TransportFlows::trace_rogue(Channel& c, int side) {
   });
 }
 
-void TransportFlows::post_rogue(Channel& c, int side, uint64_t id, uint32_t slot, uint64_t length) {
-  // `side` holds the data in `slot`; it lands in the other side's inbox at the same slot.
+TransportFlows::OneSided TransportFlows::one_sided(const Channel& c, int side, uint32_t slot,
+                                                   uint64_t length) const {
   const Party& holder = *c.party[side];
   const Party& lander = *c.party[1 - side];
-  const uint64_t source = holder.app->base() + uint64_t{slot} * slot_bytes_;
-  const uint64_t inbox = lander.app->base() + (uint64_t{slot_count_} + slot) * slot_bytes_;
+  return OneSided{
+      .source = {holder.region, holder.app->base() + uint64_t{slot} * slot_bytes_, length},
+      .inbox = {lander.region, lander.app->base() + (uint64_t{slot_count_} + slot) * slot_bytes_,
+                length}};
+}
+
+void TransportFlows::on_one_sided_done(Channel& c, int side, uint64_t wr_id, bool read,
+                                       bool failed) {
+  // wr_id: the flow id above the 16 bits of the message's slot, which is the data holder's:
+  // this side's for a WRITE, the peer's for a READ.
+  const int holder = read ? 1 - side : side;
+  c.party[holder]->free_slots.push_back(static_cast<uint32_t>(wr_id & 0xFFFF));
+  on_message_done(wr_id >> 16, failed);
+}
+
+void TransportFlows::post_rogue(Channel& c, int side, uint64_t id, uint32_t slot, uint64_t length) {
+  // `side` holds the data in `slot`; it lands in the other side's inbox at the same slot.
+  const OneSided ends = one_sided(c, side, slot, length);
   const bool read = flows_[id].flow.op == workload::FlowOp::read;
   transport::rogue::Work work;
   work.wr_id = id << 16 | slot;
   work.op = read ? transport::rogue::Op::read : transport::rogue::Op::write;
   if (read) {
     // The destination READs the source's slot into its inbox.
-    work.local = transport::MessageBuffer{lander.region, inbox, length};
-    work.remote = transport::RemoteAddress{source, holder.region->rkey};
+    work.local = ends.inbox;
+    work.remote = transport::RemoteAddress{ends.source.addr, ends.source.region->rkey};
     c.rogue[1 - side]->post(work);
     return;
   }
-  work.local = transport::MessageBuffer{holder.region, source, length};
-  work.remote = transport::RemoteAddress{inbox, lander.region->rkey};
+  work.local = ends.source;
+  work.remote = transport::RemoteAddress{ends.inbox.addr, ends.inbox.region->rkey};
   c.rogue[side]->post(work);
+}
+
+void TransportFlows::connect_virtuoso(Channel& c) {
+  for (int side = 0; side < 2; ++side) {
+    c.party[side] = &party(c.host[side], c.priority);
+    c.virtuoso[side] = std::make_unique<transport::virtuoso::MpConnection>(
+        *c.party[side]->endpoint, *config_.virtuoso, &path_estimates_);
+    Channel* raw = &c;
+    c.virtuoso[side]->set_completion_handler(
+        [this, raw, side](const transport::virtuoso::MpCompletion& done) {
+          on_one_sided_done(*raw, side, done.wr_id, done.op == transport::virtuoso::MpOp::read,
+                            !done.ok);
+        });
+  }
+  const transport::virtuoso::MpOffer a = c.virtuoso[0]->offer();
+  c.virtuoso[0]->connect(c.virtuoso[1]->offer());
+  c.virtuoso[1]->connect(a);
+}
+
+void TransportFlows::post_virtuoso(Channel& c, int side, uint64_t id, uint32_t slot,
+                                   uint64_t length) {
+  const OneSided ends = one_sided(c, side, slot, length);
+  if (flows_[id].flow.op == workload::FlowOp::read) {
+    c.virtuoso[1 - side]->post_send(
+        transport::virtuoso::MpWr{.wr_id = id << 16 | slot,
+                                  .op = transport::virtuoso::MpOp::read,
+                                  .local = ends.inbox,
+                                  .remote = {ends.source.addr, ends.source.region->rkey}});
+    return;
+  }
+  c.virtuoso[side]->post_send(
+      transport::virtuoso::MpWr{.wr_id = id << 16 | slot,
+                                .op = transport::virtuoso::MpOp::write,
+                                .local = ends.source,
+                                .remote = {ends.inbox.addr, ends.inbox.region->rkey}});
 }
 
 void TransportFlows::on_delivery(const Channel& c, int side, const transport::Delivery& d) {
@@ -330,6 +393,15 @@ TransportTotals TransportFlows::totals() const {
       t.tail_probes += s.probes;
       t.failovers += s.shadow_switches;
       t.duplicates += s.duplicates_suppressed;
+    }
+    for (const auto& mp : c->virtuoso) {
+      if (!mp) continue;
+      const transport::virtuoso::VirtuosoStats& s = mp->stats();
+      t.messages += s.mp_completions;
+      t.chunks += s.wrs_posted;
+      t.retransmitted_wqes += s.wrs_reposted;
+      t.failovers += s.recoveries;
+      t.duplicates += s.duplicates_dropped;
     }
     for (const transport::Connection* half : c->half) {
       if (half == nullptr) continue;

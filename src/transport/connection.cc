@@ -38,7 +38,8 @@ Path Connection::fresh_qp(PathRole role) {
   return Path{.qp = &qp,
               .role = role,
               .first_psn = endpoint_.fresh_psn(),
-              .source_port = endpoint_.fresh_source_port()};
+              .source_port = endpoint_.fresh_source_port(),
+              .gid_index = std::nullopt};
 }
 
 void Connection::create_qps() {

@@ -99,17 +99,19 @@ void Endpoint::connect(Connection& connection, const ConnectionOffer& peer) {
 void Endpoint::connect_path(const Path& path, const ConnectionOffer& peer, size_t index,
                             uint32_t mtu, uint8_t rc_timeout, uint8_t rc_retry_cnt) const {
   rnic::connect_qp(
-      *path.qp, rnic::QpConnection{.dest_ip = peer.ip,
-                                   .dest_qp_num = peer.qps[index].qpn,
-                                   .rq_psn = peer.qps[index].first_psn,
-                                   .sq_psn = path.first_psn,
-                                   .path_mtu = std::min(mtu, peer.mtu),
-                                   .access = rnic::Access::remote_write | rnic::Access::remote_read,
-                                   .sgid_index = config_.gid_index,
-                                   .traffic_class = config_.data_traffic_class,
-                                   .udp_sport = path.source_port,
-                                   .timeout = rc_timeout,
-                                   .retry_cnt = rc_retry_cnt});
+      *path.qp,
+      rnic::QpConnection{
+          .dest_ip = index < peer.qp_addresses.size() ? peer.qp_addresses[index].ip : peer.ip,
+          .dest_qp_num = peer.qps[index].qpn,
+          .rq_psn = peer.qps[index].first_psn,
+          .sq_psn = path.first_psn,
+          .path_mtu = std::min(mtu, peer.mtu),
+          .access = rnic::Access::remote_write | rnic::Access::remote_read,
+          .sgid_index = path.gid_index.value_or(config_.gid_index),
+          .traffic_class = config_.data_traffic_class,
+          .udp_sport = path.source_port,
+          .timeout = rc_timeout,
+          .retry_cnt = rc_retry_cnt});
 }
 
 std::unique_ptr<rnic::HostMemory> Endpoint::make_memory(uint64_t size) {
@@ -167,6 +169,16 @@ bool Endpoint::post_control(const ConnectionOffer& peer, const ControlMessage& m
     const auto size = encode_control_message(message, out);
     if (!size) throw Error("control message does not encode: {}", wire::describe(size.error));
     return size.value;
+  });
+}
+
+bool Endpoint::post_ud_message(const ConnectionOffer& peer, std::span<const std::byte> message) {
+  if (message.size() > kAckSlotBytes - kGrhBytes) {
+    throw Error("a UD message of {} bytes; at most {}", message.size(), kAckSlotBytes - kGrhBytes);
+  }
+  return post_ud(peer, [message](std::span<std::byte> out) {
+    std::copy(message.begin(), message.end(), out.begin());
+    return message.size();
   });
 }
 

@@ -139,10 +139,11 @@ constexpr BadFile kBadFiles[] = {
      "bad_interval.toml:5:18: metrics.queue_interval: must be greater than zero, found \"0us\""},
     {"bad_key_for_kind.toml",
      "bad_key_for_kind.toml:4:1: topology: unknown key \"spines\" for kind \"star\"; valid keys: "
-     "kind, host_rate, host_delay, host_length, host_jitter, host_loss, host_drop_every, hosts"},
+     "kind, host_rate, host_delay, host_length, host_jitter, host_loss, host_drop_every, "
+     "host_aliases, hosts"},
     {"bad_kind.toml",
      "bad_kind.toml:2:8: topology.kind: \"ring\" is not valid; valid choices: dumbbell, star, "
-     "leaf_spine, fat_tree, parking_lot, two_dc"},
+     "leaf_spine, fat_tree, parking_lot, two_dc, multipath"},
     {"bad_length_unit.toml",
      "bad_length_unit.toml:7:14: topology.dci_length: \"10mi\" has an unknown length unit \"mi\"; "
      "valid units: m, km"},
@@ -226,7 +227,7 @@ constexpr BadFile kBadFiles[] = {
      "saw '\\n'"},
     {"bad_top_level_key.toml",
      "bad_top_level_key.toml:1:1: unknown top-level key \"seed\"; valid tables: simulation, "
-     "topology, switch, nic, transport, workload, metrics, upgrade"},
+     "topology, routing, switch, nic, transport, workload, metrics, upgrade"},
     {"bad_topology_not_table.toml",
      "bad_topology_not_table.toml:1:12: topology: expected a table ([topology]), found a string"},
     {"bad_two_dc_no_dci_delay.toml",
@@ -237,7 +238,7 @@ constexpr BadFile kBadFiles[] = {
      "mtu, progress"},
     {"bad_unknown_table.toml",
      "bad_unknown_table.toml:1:2: unknown top-level table \"simulaton\"; valid tables: simulation, "
-     "topology, switch, nic, transport, workload, metrics, upgrade"},
+     "topology, routing, switch, nic, transport, workload, metrics, upgrade"},
     {"bad_workload_key_for_kind.toml",
      "bad_workload_key_for_kind.toml:9:1: workload[0]: unknown key \"load\" for kind \"incast\"; "
      "valid keys: kind, name, op, priority, senders, receiver, size, start, jitter, rounds, "
@@ -292,7 +293,7 @@ constexpr BadFile kBadFiles[] = {
      "on the UD QP; ack_path = \"data_qp\" sends them in the data's class on the data QP"},
     {"bad_transport_kind.toml",
      "bad_transport_kind.toml:9:8: transport.kind: \"bifrost\" is not valid; valid choices: rc, "
-     "bifrost-uc, bifrost-rc, rogue-rc, rogue-uc"},
+     "bifrost-uc, bifrost-rc, rogue-rc, rogue-uc, virtuoso"},
     {"bad_transport_needs_rnic.toml",
      "bad_transport_needs_rnic.toml:7:8: transport.kind: \"bifrost-uc\" runs over soft RNICs: "
      "set model = \"rnic\" in [nic]"},

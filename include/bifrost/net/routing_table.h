@@ -26,6 +26,9 @@ struct FiveTuple {
 FiveTuple five_tuple(const world::Packet& packet);
 // A well-mixed 64-bit hash of the 5-tuple under `seed`.
 uint64_t ecmp_hash(const FiveTuple& tuple, uint64_t seed);
+// Which member [0, group_size) of an equal-cost group a packet with `tuple` takes at a switch
+// seeded `seed`: the known hash a sender may use to predict (and choose) its path.
+uint32_t ecmp_member(const FiveTuple& tuple, uint64_t seed, uint32_t group_size);
 
 class RoutingTable {
  public:
@@ -34,6 +37,7 @@ class RoutingTable {
   // Used when no route matches the destination.
   void set_default_route(const std::vector<uint32_t>& ports);
   void add_static_route(world::Ipv4 src, world::Ipv4 dst, uint32_t port);
+  std::size_t static_route_count() const { return by_pair_.size(); }
 
   // The egress port for `packet` or kNoPort.
   uint32_t lookup(const world::Packet& packet, uint64_t seed) const;
@@ -47,6 +51,7 @@ class RoutingTable {
     void insert(uint64_t key, uint32_t value);
     uint32_t find(uint64_t key) const;  // kNoPort if absent
     bool empty() const { return count_ == 0; }
+    std::size_t size() const { return count_; }
 
    private:
     struct Entry {

@@ -32,10 +32,14 @@ struct NetworkConfig {
   // port reserves its own headroom (DCI: H + k x S; CBFC: its buffer), so only the priorities
   // traffic uses should be set.
   uint8_t lossless_priorities = 1u << 3;
+  // Extra addresses per host and how switches route them (scenario/topology.h).
+  scenario::Addressing addressing{};
 };
 
-// The address of host `index`: 10.0.0.1 for host 0, counting up.
-world::Ipv4 host_address(uint32_t index);
+// The address of host `index`: 10.0.0.1 for host 0, counting up. Alias a (1 ..
+// scenario::kMaxHostAliases) of the same host is a * 2^20 above it, so aliases of up to 2^20
+// hosts stay inside 10.0.0.0/8 and never collide.
+world::Ipv4 host_address(uint32_t index, uint32_t alias = 0);
 
 class Network {
  public:
@@ -86,6 +90,13 @@ class Network {
   const std::vector<SwingPoint>& swing_points() const { return swing_points_; }
   const std::vector<SwingSite>& swing_sites() const { return swing_sites_; }
   const topology::Graph& graph() const { return graph_; }
+  const scenario::Addressing& addressing() const { return addressing_; }
+  // The switch behind graph node `node` (not a host).
+  net::Switch& switch_at(uint32_t node) { return *switches_.at(node - graph_.hosts); }
+  // The equal-cost ports of switch node `node` towards host `dst` (one if there is no choice).
+  std::vector<uint32_t> ports_towards(uint32_t node, uint32_t dst) const;
+  // The link (index into links()) on switch node `node`'s port `port`.
+  uint32_t link_on_port(uint32_t node, uint32_t port) const { return adjacency_[node][port].link; }
 
   // Turns PFC off at every switch ingress port that has it (a non-stop upgrade's last step):
   // the port becomes lossy, its headroom goes back to the shared pool, and pauses already sent
@@ -118,6 +129,8 @@ class Network {
   // Appends link `link` crossed from graph node `from`, with its relays' access links if any.
   void append_hop(std::vector<const LinkInfo*>& path, uint32_t link, uint32_t from) const;
   void install_routes();
+  // network_source_routes.cc: RoutingMode::source's static routes.
+  void install_source_routes();
   // network_flow_control.cc
   struct Ends {  // one direction of a link: the controlling switch and the controlled egress
     uint32_t down = 0;
@@ -143,6 +156,7 @@ class Network {
 
   world::Scheduler& scheduler_;
   topology::Graph graph_;
+  scenario::Addressing addressing_;
   std::vector<std::vector<Attachment>> adjacency_;  // per graph node, in port order
   std::vector<std::unique_ptr<net::Host>> hosts_;
   std::vector<std::unique_ptr<net::Switch>> switches_;  // graph node hosts_+i is switch i

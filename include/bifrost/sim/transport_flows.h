@@ -38,6 +38,7 @@
 #include "bifrost/sim/workload/flow.h"
 #include "bifrost/transport/endpoint.h"
 #include "bifrost/transport/rogue/rogue_connection.h"
+#include "bifrost/transport/virtuoso/mp_connection.h"
 
 namespace bifrost::sim {
 
@@ -64,12 +65,19 @@ struct TransportFlowsConfig {
   // RoGUE: the application verbs flows are cut into (0: one verb per flow, up to
   // RogueConfig::max_verb_bytes). At most 65,536 may be outstanding per host and class.
   uint64_t rogue_verb_bytes = 0;
+  // Set: the channels are Virtuoso connections of this configuration (one RC QP per path, the
+  // hosts need its aliases). A message is one MP WRITE (at most 4 GiB) into the peer's inbox,
+  // or an MP READ by the destination (FlowOp::read), complete at its MP completion. Path
+  // estimates are shared by every channel, so only the first connection of a host pair probes.
+  std::optional<transport::virtuoso::VirtuosoConfig> virtuoso;
 };
 
 // Summed over every connection's two halves. For RoGUE: chunks are segments, retransmitted WQEs
 // the segments a shadow QP sent again, losses the UC echoes that never came, timeouts the UC
 // sample timeouts, tail probes the UC probes after them, failovers the shadow takeovers, and
-// duplicates the receives a whole-verb resend delivered twice.
+// duplicates the receives a whole-verb resend delivered twice. For Virtuoso: chunks are the
+// constituent WRs, retransmitted WQEs the WRs posted again after a QP recovery, failovers the
+// recoveries, duplicates the SENDs dropped as repeats.
 struct TransportTotals {
   uint64_t connections = 0;  // each carries both directions between its two hosts
   uint64_t messages = 0;     // delivered (as the senders saw it)
@@ -138,6 +146,7 @@ class TransportFlows {
     std::array<uint32_t, 2> host{};  // the lower host first
     std::array<transport::Connection*, 2> half{};
     std::array<std::unique_ptr<transport::rogue::RogueConnection>, 2> rogue{};
+    std::array<std::unique_ptr<transport::virtuoso::MpConnection>, 2> virtuoso{};
     std::array<Party*, 2> party{};
     std::array<ApproxPercentiles, 2> rtt;  // the samples half[i]'s sender took
     std::array<double, 2> rtt_sum_us{};
@@ -164,6 +173,18 @@ class TransportFlows {
   // Records `side`'s congestion-control events into cc_trace_.
   void trace_rogue(Channel& c, int side);
   void post_rogue(Channel& c, int side, uint64_t id, uint32_t slot, uint64_t length);
+  // Virtuoso: the same, as MP WRs.
+  void connect_virtuoso(Channel& c);
+  void post_virtuoso(Channel& c, int side, uint64_t id, uint32_t slot, uint64_t length);
+  // A one-sided message's two ends: `side`'s slot holds the data, the peer's inbox of the same
+  // slot receives it.
+  struct OneSided {
+    transport::MessageBuffer source;
+    transport::MessageBuffer inbox;
+  };
+  OneSided one_sided(const Channel& c, int side, uint32_t slot, uint64_t length) const;
+  // The slot a completion's wr_id names goes back to the data holder; the flow's message is done.
+  void on_one_sided_done(Channel& c, int side, uint64_t wr_id, bool read, bool failed);
   // A delivery to half[side]: a message from the other host.
   void on_delivery(const Channel& c, int side, const transport::Delivery& d);
   void on_message_done(uint64_t id, bool failed);
@@ -173,6 +194,7 @@ class TransportFlows {
   uint64_t slot_bytes_ = 0;
   uint32_t slot_count_ = 0;
   std::vector<Host> hosts_;
+  transport::virtuoso::PathEstimateCache path_estimates_;
   std::unordered_map<uint64_t, std::unique_ptr<Channel>> channels_;
   std::vector<FlowState> flows_;
   std::vector<RnicFlowRecord> records_;

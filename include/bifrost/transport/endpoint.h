@@ -53,6 +53,14 @@ struct ConnectionOffer {
     uint32_t first_psn = 0;
   };
   std::vector<Qp> qps;  // primary first, then backups
+  // Per QP (same order), the address it sends from and receives on and its GID index at the
+  // offering side: a multi-path connection's QPs use several (Virtuoso). Empty: every QP is
+  // at `ip`.
+  struct QpAddress {
+    world::Ipv4 ip;
+    uint8_t gid_index = 0;
+  };
+  std::vector<QpAddress> qp_addresses;
 };
 
 struct EndpointStats {
@@ -96,12 +104,16 @@ class Endpoint {
   bool post_ack(const ConnectionOffer& peer, const SoftAck& ack);
   // The same for a control message.
   bool post_control(const ConnectionOffer& peer, const ControlMessage& message);
+  // The same for a protocol's own UD message (at most 200 bytes; it starts with the peer's id
+  // for the connection, as every UD message does).
+  bool post_ud_message(const ConnectionOffer& peer, std::span<const std::byte> message);
   // Routes the data completions of a QP to its handler; forget_qp stops that once the QP is
   // destroyed.
   void register_qp(uint32_t qp_num, EndpointHandler& handler) { by_qpn_[qp_num] = &handler; }
   void forget_qp(uint32_t qp_num) { by_qpn_.erase(qp_num); }
-  // Connects `path`'s QP to the peer's QP `peer.qps[index]` (RTS, the endpoint's GID index and
-  // data traffic class, remote WRITE and READ allowed), at the smaller of the two MTUs.
+  // Connects `path`'s QP to the peer's QP `peer.qps[index]` (RTS, the path's GID index or the
+  // endpoint's, the peer QP's address or the offer's, the data traffic class, remote WRITE and
+  // READ allowed), at the smaller of the two MTUs.
   void connect_path(const Path& path, const ConnectionOffer& peer, size_t index, uint32_t mtu,
                     uint8_t rc_timeout, uint8_t rc_retry_cnt) const;
   // A new random 24-bit first PSN / a UDP source port from the endpoint's stream.

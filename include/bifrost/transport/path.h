@@ -4,6 +4,7 @@
 // at once. Bifröst runs one primary with pre-connected backups; RoGUE one primary with a
 // shadow; a multipath connection several active paths.
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "bifrost/rnic/queue_pair.h"
@@ -23,6 +24,9 @@ struct Path {
   PathRole role = PathRole::backup;
   uint32_t first_psn = 0;    // the first PSN this side sends on it
   uint16_t source_port = 0;  // its RoCEv2 UDP source port: what ECMP hashes
+  // The local address it sends from (GID index); unset: the endpoint's. Virtuoso's path i is
+  // a (local alias, peer alias) pair, which its recovery keeps.
+  std::optional<uint8_t> gid_index;
 };
 
 }  // namespace bifrost::transport

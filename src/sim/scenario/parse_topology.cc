@@ -4,22 +4,23 @@
 #include <string>
 #include <vector>
 
+#include "bifrost/core/error.h"
 #include "parsers.h"
 
 namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kKinds = {"dumbbell", "star",        "leaf_spine",
-                                                    "fat_tree", "parking_lot", "two_dc"};
+constexpr std::array<std::string_view, 7> kKinds = {
+    "dumbbell", "star", "leaf_spine", "fat_tree", "parking_lot", "two_dc", "multipath"};
 // A bound on every element count, so that a typo cannot ask for a billion switches.
 constexpr int64_t kMaxCount = 65536;
 constexpr uint64_t kMaxHosts = uint64_t{1} << 20;
 const LinkSpec kDefaultHostLink{Rate::Gbps(100), Time::us(1)};
 
 std::vector<std::string_view> keys_for(std::string_view kind) {
-  std::vector<std::string_view> keys = {"kind",        "host_rate", "host_delay",      "host_length",
-                                        "host_jitter", "host_loss", "host_drop_every"};
+  std::vector<std::string_view> keys = {"kind",      "host_rate",       "host_delay",  "host_length",
+                                        "host_jitter", "host_loss", "host_drop_every", "host_aliases"};
   auto add = [&keys](std::initializer_list<std::string_view> more) {
     keys.insert(keys.end(), more.begin(), more.end());
   };
@@ -37,6 +38,9 @@ std::vector<std::string_view> keys_for(std::string_view kind) {
   } else if (kind == "parking_lot") {
     add({"hops", "hosts_per_switch", "chain_rate", "chain_delay", "chain_length", "chain_jitter",
          "chain_loss"});
+  } else if (kind == "multipath") {
+    add({"hosts_per_side", "paths", "path_rate", "path_rates", "path_delay", "path_length",
+         "path_jitter", "path_loss"});
   } else {
     add({"leaves", "spines", "hosts_per_leaf", "fabric_rate", "fabric_delay", "fabric_length",
          "fabric_jitter", "fabric_loss", "dci_rate", "dci_delay", "dci_length", "dci_jitter",
@@ -119,6 +123,47 @@ FatTreeTopology fat_tree(const TableReader& r, const LinkSpec& host) {
   return t;
 }
 
+// path_rates = ["1Gbps", ...]: one positive rate per path link.
+std::vector<Rate> path_rates(const TableReader& r, uint32_t paths) {
+  std::vector<Rate> rates;
+  const toml::array* array = r.array("path_rates", "rate strings");
+  if (array == nullptr) return rates;
+  if (array->size() != paths) {
+    r.fail("path_rates",
+           fmt::format("{} rates for {} paths; give one rate per path link", array->size(), paths));
+  }
+  for (const toml::node& element : *array) {
+    const auto* text = element.as_string();
+    if (text == nullptr) {
+      r.fail_at(
+          element, "path_rates",
+          fmt::format("expected a rate string such as \"1Gbps\", found {}", type_phrase(element)));
+    }
+    Rate rate;
+    try {
+      rate = parse_rate(text->get());
+    } catch (const Error& e) {
+      r.fail_at(element, "path_rates", e.what());
+    }
+    if (rate.bits_per_second() <= 0) r.fail_at(element, "path_rates", "must be greater than zero");
+    rates.push_back(rate);
+  }
+  return rates;
+}
+
+MultipathTopology multipath(const TableReader& r, const LinkSpec& host) {
+  MultipathTopology t;
+  t.hosts_per_side = count_or(r, "hosts_per_side", 1, 1);
+  t.paths = count(r, "paths", 1);
+  t.host = host;
+  // path_rate may be left out when path_rates names every link's rate.
+  LinkSpec fallback = host;
+  t.path_rates = path_rates(r, t.paths);
+  if (!t.path_rates.empty()) fallback.rate = t.path_rates.front();
+  t.path = link(r, "path", &fallback);
+  return t;
+}
+
 Topology build(const TableReader& r, std::string_view kind, const LinkSpec& host) {
   if (kind == "dumbbell") {
     return DumbbellTopology{count(r, "hosts_per_side", 1), host, link(r, "bottleneck", &host)};
@@ -134,6 +179,7 @@ Topology build(const TableReader& r, std::string_view kind, const LinkSpec& host
     t.chain = link(r, "chain", &host);
     return t;
   }
+  if (kind == "multipath") return multipath(r, host);
   TwoDcTopology t;
   t.dc = leaf_spine(r, host);
   t.dci = link(r, "dci", nullptr);
@@ -155,6 +201,10 @@ Topology parse_topology(const TableReader& r) {
     r.fail_table(fmt::format("has {} hosts, more than the {} bifrost supports", hosts, kMaxHosts));
   }
   return topology;
+}
+
+uint32_t parse_host_aliases(const TableReader& r) {
+  return static_cast<uint32_t>(r.integer("host_aliases", 0, kMaxHostAliases).value_or(0));
 }
 
 }  // namespace bifrost::sim::scenario::detail

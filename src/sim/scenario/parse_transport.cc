@@ -11,8 +11,8 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kKinds = {"rc", "bifrost-uc", "bifrost-rc", "rogue-rc",
-                                                    "rogue-uc"};
+constexpr std::array<std::string_view, 6> kKinds = {"rc",       "bifrost-uc", "bifrost-rc",
+                                                    "rogue-rc", "rogue-uc",   "virtuoso"};
 constexpr std::array<std::string_view, 13> kUcKeys = {
     "kind",           "cc",       "chunking", "unit_size", "max_chunk",  "chunk_loss_budget",
     "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "ack_path",
@@ -103,6 +103,11 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
   }
   if (nic.model != NicModel::rnic) {
     r.fail("kind", fmt::format("\"{}\" runs over soft RNICs: set model = \"rnic\" in [nic]", kind));
+  }
+  if (kind == "virtuoso") {
+    t.kind = TransportKind::virtuoso;
+    t.virtuoso = parse_virtuoso(r);
+    return t;
   }
   if (kind == "rogue-rc" || kind == "rogue-uc") {
     t.kind = kind == "rogue-rc" ? TransportKind::rogue_rc : TransportKind::rogue_uc;

@@ -13,6 +13,10 @@ namespace bifrost::sim::scenario::detail {
 
 SimulationConfig parse_simulation(const TableReader& r);
 Topology parse_topology(const TableReader& r);
+// [topology] host_aliases (any kind), 0 when absent.
+uint32_t parse_host_aliases(const TableReader& r);
+// [routing] mode; "source" needs aliases to pin (host_aliases >= 1).
+RoutingMode parse_routing(const TableReader& r, uint32_t host_aliases);
 SwitchConfig parse_switch(const TableReader& r, Bytes mtu, const Topology& topology);
 // [switch.flow_control]: one table per link class; `switches` holds the rest of [switch].
 std::vector<LinkClassFlowControl> parse_flow_control(const TableReader& r,
@@ -36,6 +40,11 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic);
 // the [transport.cc] table with the kind's parameter keys; RoGUE's Vegas keys may also stand
 // in [transport] itself.
 transport::CcConfig parse_cc(const TableReader& r, const NicConfig& nic, TransportKind transport);
+// [transport] of kind "virtuoso" (parse_virtuoso.cc).
+VirtuosoSpec parse_virtuoso(const TableReader& r);
+// Virtuoso's paths need host aliases: paths <= host_aliases (path i uses alias i + 1).
+void check_virtuoso_addressing(const TableReader& r, const VirtuosoSpec& spec,
+                               const Addressing& addressing);
 WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Topology& topology,
                               const SimulationConfig& simulation,
                               const std::filesystem::path& base_dir);

@@ -16,8 +16,9 @@ namespace {
 
 using detail::TableReader;
 
-constexpr std::array<std::string_view, 8> kTables = {
-    "simulation", "topology", "switch", "nic", "transport", "workload", "metrics", "upgrade"};
+constexpr std::array<std::string_view, 9> kTables = {"simulation", "topology", "routing",
+                                                     "switch",     "nic",      "transport",
+                                                     "workload",   "metrics",  "upgrade"};
 
 toml::table parse_toml(std::string_view text, std::string_view name) {
   try {
@@ -78,10 +79,12 @@ std::vector<WorkloadConfig> workloads(const toml::table& root, std::string_view 
              "\"closed_loop\" runs over the Bifröst transport: set kind = \"bifrost-uc\" or "
              "\"bifrost-rc\" in [transport]");
     }
-    if (w.op == workload::FlowOp::read && s.transport.kind != TransportKind::rogue_rc) {
+    if (w.op == workload::FlowOp::read && s.transport.kind != TransportKind::rogue_rc &&
+        s.transport.kind != TransportKind::virtuoso) {
       r.fail("op",
              "\"read\" flows are RDMA READs of RoGUE over RC, which clocks them by a READ window "
-             "of their own: set kind = \"rogue-rc\" in [transport]");
+             "of their own, or MP READs of Virtuoso: set kind = \"rogue-rc\" or \"virtuoso\" "
+             "in [transport]");
     }
     const auto [it, fresh] = names.emplace(w.name, i);
     if (!fresh) {
@@ -110,12 +113,18 @@ Scenario parse_scenario(std::string_view text, std::string_view name,
     throw Error("{}: missing required table [topology]; it needs at least \"kind\"", name);
   }
   s.topology = detail::parse_topology(TableReader(*topology, "topology", name));
+  s.addressing.host_aliases = detail::parse_host_aliases(TableReader(*topology, "topology", name));
+  s.addressing.routing = detail::parse_routing(
+      TableReader(table_or_empty(root, "routing"), "routing", name), s.addressing.host_aliases);
   s.switches = detail::parse_switch(TableReader(table_or_empty(root, "switch"), "switch", name),
                                     s.simulation.mtu, s.topology);
   s.nic = detail::parse_nic(TableReader(table_or_empty(root, "nic"), "nic", name), s.simulation.mtu,
                             s.topology);
-  s.transport = detail::parse_transport(
-      TableReader(table_or_empty(root, "transport"), "transport", name), s.nic);
+  const TableReader transport(table_or_empty(root, "transport"), "transport", name);
+  s.transport = detail::parse_transport(transport, s.nic);
+  if (s.transport.kind == TransportKind::virtuoso) {
+    detail::check_virtuoso_addressing(transport, s.transport.virtuoso, s.addressing);
+  }
   s.workloads = workloads(root, name, s, base_dir);
   if (const toml::table* upgrade = table(root, "upgrade")) {
     s.upgrade = detail::parse_upgrade(TableReader(*upgrade, "upgrade", name), s);

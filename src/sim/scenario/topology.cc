@@ -40,6 +40,11 @@ Classes classes(const Topology& topology) {
                         [](const TwoDcTopology& t) -> Classes {
                           return {{"host", &t.dc.host}, {"fabric", &t.dc.fabric}, {"dci", &t.dci}};
                         },
+                        // The class's rate is path_rate: link_class_rate cannot name one
+                        // link of several rates (path_rates).
+                        [](const MultipathTopology& t) -> Classes {
+                          return {{"host", &t.host}, {"path", &t.path}};
+                        },
                     },
                     topology);
 }
@@ -54,6 +59,7 @@ std::string_view kind_name(const Topology& topology) {
                         [](const FatTreeTopology&) { return std::string_view("fat_tree"); },
                         [](const ParkingLotTopology&) { return std::string_view("parking_lot"); },
                         [](const TwoDcTopology&) { return std::string_view("two_dc"); },
+                        [](const MultipathTopology&) { return std::string_view("multipath"); },
                     },
                     topology);
 }
@@ -71,6 +77,7 @@ uint64_t host_count(const Topology& topology) {
           },
           [](const ParkingLotTopology& t) { return (uint64_t{t.hops} + 1) * t.hosts_per_switch; },
           [](const TwoDcTopology& t) { return 2 * leaf_spine_hosts(t.dc); },
+          [](const MultipathTopology& t) { return uint64_t{2} * t.hosts_per_side; },
       },
       topology);
 }

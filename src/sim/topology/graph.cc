@@ -133,6 +133,26 @@ Graph two_dc(const scenario::TwoDcTopology& t) {
   return g;
 }
 
+// Virtuoso's testbed: two ToRs joined by parallel path links, in path order (path link i is
+// the i-th edge between the ToRs, which source routing relies on).
+Graph multipath(const scenario::MultipathTopology& t) {
+  if (t.paths == 0) throw Error("topology: multipath needs at least one path");
+  if (!t.path_rates.empty() && t.path_rates.size() != t.paths) {
+    throw Error("topology: {} path rates for {} paths", t.path_rates.size(), t.paths);
+  }
+  Graph g = with_hosts(uint64_t{2} * t.hosts_per_side);
+  const uint32_t left = g.add_switch("left");
+  const uint32_t right = g.add_switch("right");
+  attach_hosts(g, left, 0, t.hosts_per_side, t.host);
+  attach_hosts(g, right, t.hosts_per_side, t.hosts_per_side, t.host);
+  for (uint32_t i = 0; i < t.paths; ++i) {
+    LinkSpec link = t.path;
+    if (!t.path_rates.empty()) link.rate = t.path_rates[i];
+    g.connect(left, right, link, "path");
+  }
+  return g;
+}
+
 }  // namespace
 
 uint32_t Graph::add_switch(std::string name) {
@@ -155,6 +175,7 @@ Graph describe(const scenario::Topology& topology) {
         if constexpr (std::is_same_v<T, scenario::FatTreeTopology>) return fat_tree(t);
         if constexpr (std::is_same_v<T, scenario::ParkingLotTopology>) return parking_lot(t);
         if constexpr (std::is_same_v<T, scenario::TwoDcTopology>) return two_dc(t);
+        if constexpr (std::is_same_v<T, scenario::MultipathTopology>) return multipath(t);
       },
       topology);
 }

@@ -59,7 +59,8 @@ Path RogueConnection::fresh_path(PathRole role) {
   return Path{.qp = &qp,
               .role = role,
               .first_psn = endpoint_.fresh_psn(),
-              .source_port = endpoint_.fresh_source_port()};
+              .source_port = endpoint_.fresh_source_port(),
+              .gid_index = std::nullopt};
 }
 
 ConnectionOffer RogueConnection::offer() const {

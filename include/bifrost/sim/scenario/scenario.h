@@ -271,6 +271,22 @@ enum class TransportKind {
   bifrost_rc,  // Bifröst over RC QPs: the NIC's reliability with backup QPs, software CC
   rogue_rc,    // RoGUE over an RC QP and its shadow: software CC (Vegas), NIC retransmission
   rogue_uc,    // RoGUE over a UC QP: software CC from echoes, nothing retransmitted
+  virtuoso,    // Virtuoso: one RC QP per path (host alias), messages split over the paths
+};
+
+// Virtuoso's knobs (transport::virtuoso::VirtuosoConfig, docs/transport.md "Virtuoso").
+struct VirtuosoSpec {
+  uint32_t paths = 1;
+  Bytes block{4096};
+  Bytes small_send{16 * 1024};
+  bool probe = true;
+  Bytes probe_size{512 * 1024};
+  bool chunk_search = false;
+  Bytes chunk_initial{64 * 1024};
+  Bytes chunk_step{64 * 1024};
+  uint32_t max_send_wr = 64;
+  uint8_t rc_timeout = 14;
+  uint8_t rc_retry_cnt = 7;
 };
 
 // RoGUE's knobs (transport::rogue::RogueConfig, docs/transport.md "RoGUE"); unset: its
@@ -311,7 +327,8 @@ struct TransportSpec {
   uint32_t backup_qps = 2;
   uint8_t rc_retry_cnt = 2;
   uint8_t rc_timeout = 8;
-  RogueSpec rogue;  // kind rogue-rc / rogue-uc
+  RogueSpec rogue;        // kind rogue-rc / rogue-uc
+  VirtuosoSpec virtuoso;  // kind virtuoso
 };
 
 // [upgrade]: the Bifröst paper's non-stop upgrade (Fig. 12). Services start on plain RC (the
@@ -329,6 +346,7 @@ struct Scenario {
   NicConfig nic;
   TransportSpec transport;
   Topology topology;
+  Addressing addressing;  // [topology] host_aliases, [routing]
   SwitchConfig switches;
   std::vector<WorkloadConfig> workloads;
   MetricsConfig metrics;

@@ -17,6 +17,12 @@
 //  - two_dc: two copies of a leaf-spine datacenter, hosts of datacenter 0 first; in each, every
 //    spine links to a border switch, and the two border switches are joined by dci_links
 //    parallel "dci" links.
+//  - multipath: the Virtuoso paper's testbed (Fig. 4): hosts 0 .. n-1 on the left ToR,
+//    n .. 2n-1 on the right one (n = hosts_per_side), the ToRs joined by `paths` parallel
+//    "path" links, link i at path_rates[i] when given (else path_rate).
+//
+// Any topology may give each host `host_aliases` extra addresses (Addressing, below), and
+// [routing] mode = "source" pins alias i to the i-th member of every ECMP group on the way.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -91,15 +97,37 @@ struct TwoDcTopology {
   bool operator==(const TwoDcTopology&) const = default;
 };
 
-using Topology = std::variant<DumbbellTopology, StarTopology, LeafSpineTopology, FatTreeTopology,
-                              ParkingLotTopology, TwoDcTopology>;
+struct MultipathTopology {
+  uint32_t hosts_per_side = 1;
+  uint32_t paths = 0;
+  LinkSpec host;
+  LinkSpec path;                 // every path link's delay, and its rate unless path_rates
+  std::vector<Rate> path_rates;  // empty, or one rate per path link
+  bool operator==(const MultipathTopology&) const = default;
+};
 
-// "dumbbell", "star", "leaf_spine", "fat_tree", "parking_lot", "two_dc".
+using Topology = std::variant<DumbbellTopology, StarTopology, LeafSpineTopology, FatTreeTopology,
+                              ParkingLotTopology, TwoDcTopology, MultipathTopology>;
+
+// How switches choose among equal-cost next hops ([routing] mode): by the 5-tuple hash, or by
+// static (source address, destination address) routes that pin alias i <-> peer alias i to the
+// i-th member (counting from 1, modulo the group's size) of every equal-cost group.
+enum class RoutingMode : uint8_t { ecmp, source };
+
+// The hosts' addresses and how they are routed: [topology] host_aliases and [routing].
+struct Addressing {
+  uint32_t host_aliases = 0;  // extra addresses per host: each host has host_aliases + 1
+  RoutingMode routing = RoutingMode::ecmp;
+  bool operator==(const Addressing&) const = default;
+};
+inline constexpr uint32_t kMaxHostAliases = 15;  // address plan: sim::host_address
+
+// "dumbbell", "star", "leaf_spine", "fat_tree", "parking_lot", "two_dc", "multipath".
 std::string_view kind_name(const Topology& topology);
 uint64_t host_count(const Topology& topology);
 
 // Link classes a workload's load may refer to: always "host" first, then the topology's own
-// ("bottleneck"; "fabric"; "chain"; "fabric" and "dci").
+// ("bottleneck"; "fabric"; "chain"; "fabric" and "dci"; "path").
 std::vector<std::string_view> link_classes(const Topology& topology);
 // The rate of one link of class `name`; throws Error listing the classes if there is no such.
 Rate link_class_rate(const Topology& topology, std::string_view name);
