@@ -2,11 +2,11 @@
 # Sets up and runs every test: the whole suite once under ASan+UBSan at -O1, a bounded fuzzing
 # run of every libFuzzer target, and a smoke run of the main job in Release.
 # Environment: BIFROST_PROPERTY_SEEDS (seeds per property test, default 20),
-#              BIFROST_FUZZ_SECONDS (per fuzz target, default 20).
+#              BIFROST_FUZZ_SECONDS (per fuzz target, default 15).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export BIFROST_PROPERTY_SEEDS=${BIFROST_PROPERTY_SEEDS:-20}
-fuzz_seconds=${BIFROST_FUZZ_SECONDS:-20}
+fuzz_seconds=${BIFROST_FUZZ_SECONDS:-15}
 
 step() { printf '\n== %s (%s)\n' "$1" "$(date +%T)"; }
 
