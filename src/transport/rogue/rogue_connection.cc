@@ -202,8 +202,10 @@ bool RogueConnection::post_batch() {
   // signaled verbs are a batch each, and a window of thousands of them would overflow it.
   // Two places stay free: the segment that closes a batch, and a UC echo request behind it.
   const size_t send_queue = endpoint_.device().data_path().max_send_wr;
-  const auto queue_nearly_full = [&] { return posted_.size() + 2 >= send_queue; };
-  if (queue_nearly_full()) return false;
+  const auto queue_full_after = [&](size_t more) {
+    return posted_.size() + more + 2 >= send_queue;
+  };
+  if (queue_full_after(0)) return false;
   window.open_batch();
   uint64_t bytes = 0;
   for (;;) {
@@ -213,9 +215,8 @@ bool RogueConnection::post_batch() {
     const auto next = last_of_verb ? std::next(it) : it;
     const bool more_of_class =
         next != verbs_.end() && (next->work.op == Op::read) == (v.work.op == Op::read);
-    const bool closes = bytes + length >= config_.batch() ||
-                        (last_of_verb && v.work.signaled) || !more_of_class ||
-                        posted_.size() + 3 >= send_queue;
+    const bool closes = bytes + length >= config_.batch() || (last_of_verb && v.work.signaled) ||
+                        !more_of_class || queue_full_after(1);
     post_segment(v, length, closes);
     bytes += length;
     if (closes) break;
