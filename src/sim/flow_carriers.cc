@@ -41,6 +41,9 @@ class LineRateCarrier final : public FlowCarrier {
   uint64_t packets(uint64_t id) const override {
     return flows_.flow(static_cast<uint32_t>(id)).packets;
   }
+  uint64_t delivered_bytes(uint64_t id) override {
+    return flows_.flow(static_cast<uint32_t>(id)).bytes_received;
+  }
   bool immediate_last() const override { return false; }
   std::string description() const override { return "line-rate sources"; }
   void add_counters(RunSummary&) const override {}
@@ -131,6 +134,7 @@ class RdmaCarrier : public FlowCarrier {
     return r.complete ? std::optional(r.finish) : std::nullopt;
   }
   uint64_t packets(uint64_t id) const override { return flows_.records()[id].packets; }
+  uint64_t delivered_bytes(uint64_t id) override { return flows_.delivered_bytes(id); }
   bool immediate_last() const override { return true; }
   std::string description() const override { return text_; }
   void add_counters(RunSummary& summary) const override {

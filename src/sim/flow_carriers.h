@@ -24,6 +24,9 @@ class FlowCarrier {
   virtual size_t completed() const = 0;
   virtual std::optional<Time> finish(uint64_t id) const = 0;  // nullopt: unfinished
   virtual uint64_t packets(uint64_t id) const = 0;  // data packets of the first transmission
+  // Bytes of flow `id` its receiver holds so far, for per-flow throughput: RC QP flows count
+  // what arrived in order, transports the messages completed (see each carrier).
+  virtual uint64_t delivered_bytes(uint64_t id) = 0;
   // For the ideal FCT: the last packet carries 4 bytes of immediate data (RDMA carriers).
   virtual bool immediate_last() const = 0;
   virtual std::string description() const = 0;  // for the progress header

@@ -5,6 +5,7 @@
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/connect.h"
 #include "bifrost/rnic/recovery/fasr.h"
+#include "bifrost/rnic/responder.h"
 #include "bifrost/rnic/segmenter.h"
 #include "bifrost/rnic/work_request.h"
 
@@ -117,6 +118,7 @@ void RnicFlows::start(uint32_t id) {
   connect(*a.sender, dst, a.receiver->qp_num(), sport, tc);
   connect(*a.receiver, src, a.sender->qp_num(), sport, tc);
   a.receiver->post_recv(RecvWr{id, Sge{kBufferBase, 0, dst.lkey}});
+  a.last_psn = a.receiver->responder()->expected_psn();
   uint64_t left = f.size.count();
   uint64_t offset = 0;
   do {
@@ -134,6 +136,18 @@ void RnicFlows::start(uint32_t id) {
     a.sender->post_send(wr);
     offset += length;
   } while (left > 0);
+}
+
+uint64_t RnicFlows::delivered_bytes(uint64_t id) {
+  const uint64_t size = flows_[id].size.count();
+  if (records_[id].complete) return size;
+  Active& a = active_[id];
+  if (a.receiver != nullptr) {
+    const uint32_t psn = a.receiver->responder()->expected_psn();
+    a.in_order += (psn - a.last_psn) & 0xFF'FFFF;  // 24-bit PSNs
+    a.last_psn = psn;
+  }
+  return std::min(size, a.in_order * config_.mtu);
 }
 
 void RnicFlows::poll(uint32_t host) {

@@ -19,6 +19,7 @@
 #include "bifrost/sim/workload/text_file.h"
 #include "closed_loop_runs.h"
 #include "flow_carriers.h"
+#include "flow_sampler.h"
 
 namespace bifrost::sim {
 namespace {
@@ -202,8 +203,7 @@ void apply_link_loss(const scenario::Scenario& sc, Network& network) {
   for (const auto& info : network.links()) {
     const scenario::LinkSpec& spec = scenario::link_class_spec(sc.topology, info.link_class);
     if (spec.drop_every != 0) {
-      net::Channel& from_host =
-          graph.is_host(info.a) ? info.link->a_to_b() : info.link->b_to_a();
+      net::Channel& from_host = graph.is_host(info.a) ? info.link->a_to_b() : info.link->b_to_a();
       from_host.drop_every_nth_data_frame(spec.drop_every);
     }
     if (spec.loss == 0) continue;
@@ -322,6 +322,15 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   schedule_upgrade(sc, kernel, network, *carrier, options.progress);
 
   Sampler sampler(network, sc.metrics, summary.metrics);
+  std::optional<detail::FlowSampler> flow_sampler;
+  if (sc.metrics.flow_throughput_interval) {
+    summary.metrics.flow_throughput.emplace(*sc.metrics.flow_throughput_interval);
+    flow_sampler.emplace(*sc.metrics.flow_throughput_interval, flows, *carrier,
+                         *summary.metrics.flow_throughput);
+  }
+  const auto next_sample = [&] {
+    return std::min(sampler.next(), flow_sampler ? flow_sampler->next() : Time::max());
+  };
   const Time end = sc.simulation.duration.value_or(Time::max());
   const bool until_flows_done = sc.simulation.stop == scenario::StopRule::flows_done;
   const auto all_done = [&] {
@@ -333,11 +342,13 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   for (;;) {
     if (until_flows_done && all_done()) break;
     if (kernel.pending() == 0 || kernel.now() >= end) break;
-    const Time next = std::min({kernel.now() + slice, sampler.next(), end});
+    const Time next = std::min({kernel.now() + slice, next_sample(), end});
     kernel.run_until(next);
     if (kernel.now() >= sampler.next()) sampler.sample(kernel.now());
+    if (flow_sampler && kernel.now() >= flow_sampler->next()) flow_sampler->sample(kernel.now());
     progress.maybe_print(kernel, carrier->completed(), flows.size());
   }
+  if (flow_sampler) flow_sampler->sample(kernel.now());  // the part after the last edge
 
   IdealFcts ideal(network, mtu, nc.switch_latency, carrier->immediate_last());
   for (const auto& f : flows) {

@@ -352,6 +352,13 @@ void TransportFlows::on_delivery(const Channel& c, int side, const transport::De
   }
 }
 
+uint64_t TransportFlows::delivered_bytes(uint64_t id) const {
+  const FlowState& f = flows_[id];
+  const uint64_t size = f.flow.size.count();
+  if (records_[id].complete) return size;
+  return std::min(size, uint64_t{f.messages - f.left} * slot_bytes_);
+}
+
 void TransportFlows::on_message_done(uint64_t id, bool failed) {
   FlowState& f = flows_[id];
   RnicFlowRecord& r = records_[id];

@@ -88,6 +88,21 @@ TEST(FlowMetrics, SlowdownPercentilesBySizeByHand) {
   EXPECT_EQ(s[4].percentiles, (std::vector<double>{2, 10}));
 }
 
+TEST(FlowMetrics, FctPercentilesBySizeByHand) {
+  const auto s = hand_worked().by_size();
+  // <10KB: FCTs equal the slowdowns (ideal 1 us): 1 2 3 4 10 us.
+  EXPECT_DOUBLE_EQ(*s[0].mean_fct_us, 4.0);
+  EXPECT_EQ(s[0].fct_us, (std::vector<double>{3, 10}));
+  // 10KB-100KB: 3 us (slowdown 1.5 over its 2 us ideal).
+  EXPECT_DOUBLE_EQ(*s[1].mean_fct_us, 3.0);
+  EXPECT_EQ(s[1].fct_us, (std::vector<double>{3, 3}));
+  EXPECT_EQ(s[2].mean_fct_us, std::nullopt);
+  EXPECT_TRUE(s[2].fct_us.empty());
+  // all: 1 2 3 3 4 10; p50 rank 3 -> 3.
+  EXPECT_DOUBLE_EQ(*s[4].mean_fct_us, 23.0 / 6);
+  EXPECT_EQ(s[4].fct_us, (std::vector<double>{3, 10}));
+}
+
 TEST(FlowMetrics, RejectsImpossibleRecords) {
   FlowMetrics m;
   EXPECT_THROW(m.add({0, 0, 1, Bytes(1), Time::us(5), Time::us(4), Time::us(1), ""}), Error);
@@ -107,12 +122,13 @@ TEST(Writers, FlowsCsv) {
 
 TEST(Writers, FctBySizeCsv) {
   EXPECT_EQ(fct_by_size_csv(hand_worked()),
-            "bucket,min_bytes,max_bytes,flows,mean_slowdown,p50,p99\n"
-            "<10KB,0,10000,5,4,3,10\n"
-            "10KB-100KB,10000,100000,1,1.5,1.5,1.5\n"
-            "100KB-1MB,100000,1000000,0,,,\n"
-            ">=1MB,1000000,,0,,,\n"
-            "all,0,,6,3.5833333333333335,2,10\n");
+            "bucket,min_bytes,max_bytes,flows,mean_slowdown,p50,p99,mean_fct_us,fct_p50_us,"
+            "fct_p99_us\n"
+            "<10KB,0,10000,5,4,3,10,4,3,10\n"
+            "10KB-100KB,10000,100000,1,1.5,1.5,1.5,3,3,3\n"
+            "100KB-1MB,100000,1000000,0,,,,,,\n"
+            ">=1MB,1000000,,0,,,,,,\n"
+            "all,0,,6,3.5833333333333335,2,10,3.8333333333333335,3,10\n");
 }
 
 TEST(Writers, ThroughputFromByteCounters) {
@@ -164,7 +180,8 @@ TEST(Writers, QueuesPausesDrops) {
 }
 
 TEST(Writers, SummaryJson) {
-  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}, {}};
+  RunMetrics m;
+  m.flows = hand_worked();
   const uint32_t link = m.throughput.add_link("bottleneck");
   m.throughput.sample(link, Time::zero(), Bytes(0));
   m.throughput.sample(link, Time::us(10), Bytes(125'000));
@@ -205,7 +222,8 @@ TEST(Writers, SummaryJson) {
 }
 
 TEST(Writers, SummaryJsonNicCounters) {
-  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}, {}};
+  RunMetrics m;
+  m.flows = hand_worked();
   m.nic = NicTotals{.retransmitted = 5,
                     .timeouts = 2,
                     .naks_sent = 1,
@@ -224,7 +242,11 @@ TEST(Writers, SummaryJsonNicCounters) {
 TEST(Writers, WriteOutputsCreatesEveryFile) {
   const auto dir = std::filesystem::temp_directory_path() / "bifrost_metrics_test" / "out";
   std::filesystem::remove_all(dir.parent_path());
-  const RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, {}, {}, {}};
+  const RunMetrics m = [] {
+    RunMetrics out;
+    out.flows = hand_worked();
+    return out;
+  }();
   write_outputs(m, RunInfo{"s.toml", 1, Time::ms(1), std::nullopt}, dir, false);
   for (std::string_view file : kOutputFiles) {
     EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
@@ -267,7 +289,9 @@ TEST(Writers, TransportRttCsvOneRowPerDirection) {
             "h1,h0,2,3,1,7.000,7.000,7.000,7.000,7.000,7.000\n");
   const auto dir = std::filesystem::temp_directory_path() / "bifrost_metrics_rtt_test";
   std::filesystem::remove_all(dir);
-  RunMetrics m{hand_worked(), {}, {}, {}, {}, {}, rtt, {}, {}};
+  RunMetrics m;
+  m.flows = hand_worked();
+  m.transport_rtt = rtt;
   write_outputs(m, RunInfo{"s.toml", 1, Time::ms(1), std::nullopt}, dir, false);
   EXPECT_EQ(workload::read_text_file(dir / "transport_rtt.csv"), transport_rtt_csv(rtt));
   std::filesystem::remove_all(dir);

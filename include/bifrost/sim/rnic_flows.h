@@ -48,6 +48,10 @@ class RnicFlows {
 
   const std::vector<RnicFlowRecord>& records() const { return records_; }
   size_t completed() const { return completed_; }
+  // Payload bytes of flow `id` that have arrived in order at its receiver: whole MTU packets
+  // up to the receiver's expected PSN, the flow's size once it completed. Call at least once
+  // per 2^24 packets of a flow (the PSN space) to count every wrap.
+  uint64_t delivered_bytes(uint64_t id);
   // Summed over every device.
   rnic::DataPathCounters counters() const;
   // Host `h`'s NIC.
@@ -61,6 +65,8 @@ class RnicFlows {
     rnic::QueuePair* receiver = nullptr;
     uint32_t src = 0;
     uint32_t dst = 0;
+    uint32_t last_psn = 0;  // the receiver's expected PSN when last asked
+    uint64_t in_order = 0;  // packets arrived in order by then
   };
   struct Nic {
     std::unique_ptr<rnic::Device> device;

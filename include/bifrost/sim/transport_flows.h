@@ -110,6 +110,10 @@ class TransportFlows {
   size_t completed() const { return completed_; }
   uint32_t messages(uint64_t id) const { return flows_[id].messages; }
   uint32_t deliveries(uint64_t id) const { return flows_[id].deliveries; }
+  // Bytes of flow `id` in messages its sender saw complete: a full message's bytes each (the
+  // flow's shorter last one too, up to the flow's size) until the flow completes, so within one
+  // message of the truth.
+  uint64_t delivered_bytes(uint64_t id) const;
   // Deliveries whose id names no flow of the connection they arrived on.
   uint64_t unidentified_deliveries() const { return unidentified_; }
   rnic::DataPathCounters counters() const;

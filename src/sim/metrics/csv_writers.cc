@@ -46,16 +46,23 @@ std::string flows_csv(const FlowMetrics& flows) {
 std::string fct_by_size_csv(const FlowMetrics& flows) {
   std::string out = "bucket,min_bytes,max_bytes,flows,mean_slowdown";
   for (double p : flows.percentiles()) out += fmt::format(",p{}", p);
+  out += ",mean_fct_us";
+  for (double p : flows.percentiles()) out += fmt::format(",fct_p{}_us", p);
   out += '\n';
   auto it = std::back_inserter(out);
+  const auto columns = [&](const std::vector<double>& values) {
+    for (std::size_t i = 0; i < flows.percentiles().size(); ++i) {
+      out += ',';
+      if (i < values.size()) fmt::format_to(it, "{}", values[i]);
+    }
+  };
   for (const SlowdownSummary& s : flows.by_size()) {
     fmt::format_to(it, "{},{},{},{},{}", field(s.label), s.lower.count(),
                    s.upper ? fmt::format("{}", s.upper->count()) : "", s.flows,
                    optional_number(s.mean));
-    for (std::size_t i = 0; i < flows.percentiles().size(); ++i) {
-      out += ',';
-      if (i < s.percentiles.size()) fmt::format_to(it, "{}", s.percentiles[i]);
-    }
+    columns(s.percentiles);
+    fmt::format_to(it, ",{}", optional_number(s.mean_fct_us));
+    columns(s.fct_us);
     out += '\n';
   }
   return out;

@@ -64,8 +64,7 @@ FlowMetrics::FlowMetrics() : FlowMetrics(SizeBuckets::standard(), {50, 95, 99, 9
 FlowMetrics::FlowMetrics(SizeBuckets buckets, std::vector<double> percentiles)
     : buckets_(std::move(buckets)),
       percentiles_(std::move(percentiles)),
-      slowdowns_(buckets_.count()),
-      sums_(buckets_.count(), 0.0) {
+      buckets_samples_(buckets_.count()) {
   for (double p : percentiles_) {
     if (!(p >= 0 && p <= 100)) throw Error("percentile {} is outside [0, 100]", p);
   }
@@ -82,32 +81,46 @@ void FlowMetrics::add(FlowRecord record) {
                   record.finish->picoseconds(), record.start.picoseconds());
     }
     const double slowdown = record.slowdown();
-    const std::size_t b = buckets_.bucket_of(record.size);
-    slowdowns_[b].add(slowdown);
-    sums_[b] += slowdown;
-    all_.add(slowdown);
-    all_sum_ += slowdown;
+    const double fct_us = record.fct().microseconds();
+    buckets_samples_[buckets_.bucket_of(record.size)].add(slowdown, fct_us);
+    all_.add(slowdown, fct_us);
     ++finished_;
   }
   records_.push_back(std::move(record));
 }
 
+void FlowMetrics::Samples::add(double slowdown_value, double fct_us_value) {
+  slowdown.add(slowdown_value);
+  fct_us.add(fct_us_value);
+  slowdown_sum += slowdown_value;
+  fct_us_sum += fct_us_value;
+}
+
 SlowdownSummary FlowMetrics::summarize(std::string label, Bytes lower, std::optional<Bytes> upper,
-                                       const ExactPercentiles& samples, double sum) const {
-  SlowdownSummary s{std::move(label), lower, upper, samples.count(), std::nullopt, {}};
-  if (samples.empty()) return s;
-  s.mean = sum / static_cast<double>(samples.count());
-  for (double p : percentiles_) s.percentiles.push_back(samples.percentile(p));
+                                       const Samples& samples) const {
+  SlowdownSummary s;
+  s.label = std::move(label);
+  s.lower = lower;
+  s.upper = upper;
+  s.flows = samples.slowdown.count();
+  if (samples.slowdown.empty()) return s;
+  const auto n = static_cast<double>(samples.slowdown.count());
+  s.mean = samples.slowdown_sum / n;
+  s.mean_fct_us = samples.fct_us_sum / n;
+  for (double p : percentiles_) {
+    s.percentiles.push_back(samples.slowdown.percentile(p));
+    s.fct_us.push_back(samples.fct_us.percentile(p));
+  }
   return s;
 }
 
 std::vector<SlowdownSummary> FlowMetrics::by_size() const {
   std::vector<SlowdownSummary> out;
   for (std::size_t b = 0; b < buckets_.count(); ++b) {
-    out.push_back(summarize(buckets_.label(b), buckets_.lower(b), buckets_.upper(b), slowdowns_[b],
-                            sums_[b]));
+    out.push_back(
+        summarize(buckets_.label(b), buckets_.lower(b), buckets_.upper(b), buckets_samples_[b]));
   }
-  out.push_back(summarize("all", Bytes(0), std::nullopt, all_, all_sum_));
+  out.push_back(summarize("all", Bytes(0), std::nullopt, all_));
   return out;
 }
 

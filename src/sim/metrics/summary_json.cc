@@ -5,6 +5,7 @@
 
 #include "bifrost/sim/metrics/writers.h"
 #include "fasr_pool_json.h"
+#include "flow_throughput_json.h"
 
 namespace bifrost::sim::metrics {
 
@@ -22,11 +23,17 @@ Json slowdown(const SlowdownSummary& s, const std::vector<double>& percentiles) 
   j["min_bytes"] = s.lower.count();
   j["max_bytes"] = s.upper ? Json(s.upper->count()) : Json(nullptr);
   j["flows"] = s.flows;
-  j["mean"] = optional_value(s.mean);
-  for (std::size_t i = 0; i < percentiles.size(); ++i) {
-    j[fmt::format("p{}", percentiles[i])] =
-        i < s.percentiles.size() ? Json(s.percentiles[i]) : Json(nullptr);
-  }
+  const auto fill = [&percentiles](Json& out, const std::optional<double>& mean,
+                                   const std::vector<double>& values) {
+    out["mean"] = optional_value(mean);
+    for (std::size_t i = 0; i < percentiles.size(); ++i) {
+      out[fmt::format("p{}", percentiles[i])] = i < values.size() ? Json(values[i]) : Json(nullptr);
+    }
+  };
+  fill(j, s.mean, s.percentiles);
+  Json fct;
+  fill(fct, s.mean_fct_us, s.fct_us);
+  j["fct_us"] = fct;
   return j;
 }
 
@@ -135,6 +142,9 @@ std::string summary_json(const RunMetrics& metrics, const RunInfo& info) {
   j["pauses"] = pauses(metrics.pauses);
   j["drops"] = drops(metrics.drops);
   if (metrics.fasr_pool) j["fasr_pool"] = detail::fasr_pool_summary(*metrics.fasr_pool);
+  if (metrics.flow_throughput) {
+    j["flow_throughput"] = detail::flow_throughput_summary(*metrics.flow_throughput);
+  }
   if (const auto& n = metrics.nic) {
     j["nic"] = {{"retransmitted", n->retransmitted}, {"timeouts", n->timeouts},
                 {"naks_sent", n->naks_sent},         {"sacks_sent", n->sacks_sent},

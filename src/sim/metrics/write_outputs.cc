@@ -25,6 +25,10 @@ void write_outputs(const RunMetrics& metrics, const RunInfo& info, const std::fi
   if (!metrics.cc_trace.empty()) {
     write_text_file(dir / "cc_trace.csv", cc_trace_csv(metrics.cc_trace));
   }
+  if (metrics.flow_throughput) {
+    write_text_file(dir / "flow_throughput.csv", flow_throughput_csv(*metrics.flow_throughput));
+    write_text_file(dir / "flow_fairness.csv", flow_fairness_csv(*metrics.flow_throughput));
+  }
   if (!metrics.transport_rtt.empty()) {
     write_text_file(dir / "transport_rtt.csv", transport_rtt_csv(metrics.transport_rtt));
   }

@@ -13,9 +13,9 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kKeys = {
-    "throughput_interval", "throughput_links", "queue_interval", "size_buckets",
-    "percentiles",         "flow_records",     "cc_trace"};
+constexpr std::array<std::string_view, 8> kKeys = {
+    "throughput_interval", "throughput_links", "queue_interval",           "size_buckets",
+    "percentiles",         "flow_records",     "flow_throughput_interval", "cc_trace"};
 
 // Link classes of the topology, each once; sampling only these keeps a long run's
 // throughput.csv to the links a study looks at (the DCI link of two_dc, say).
@@ -121,6 +121,7 @@ MetricsConfig parse_metrics(const TableReader& r, const Topology& topology) {
     m.percentiles = percentiles(r, *a);
   }
   m.flow_records = r.boolean("flow_records").value_or(true);
+  m.flow_throughput_interval = r.positive_time("flow_throughput_interval");
   m.cc_trace = r.boolean("cc_trace").value_or(false);
   return m;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Per-flow results and FCT slowdown statistics. The caller reports each flow with its start,
+// Per-flow results, FCT and FCT slowdown statistics. The caller reports each flow with its start,
 // finish and ideal FCT (the time it would take alone on an empty network, which only the
 // simulator's topology knows); slowdown is FCT / ideal FCT, so 1 is perfect.
 #include <cstdint>
@@ -55,13 +55,16 @@ class SizeBuckets {
 // "10KB", "1MiB", "1500B": the shortest exact name of a size, for labels.
 std::string size_label(Bytes size);
 
+// Slowdown and FCT of the finished flows of one size bucket.
 struct SlowdownSummary {
   std::string label;
   Bytes lower;
   std::optional<Bytes> upper;
   uint64_t flows = 0;
-  std::optional<double> mean;       // nullopt when no flow finished in the bucket
-  std::vector<double> percentiles;  // one per requested percentile; empty when no flow
+  std::optional<double> mean;         // nullopt when no flow finished in the bucket
+  std::vector<double> percentiles;    // one per requested percentile; empty when no flow
+  std::optional<double> mean_fct_us;  // the FCTs themselves (microseconds), likewise
+  std::vector<double> fct_us;
 };
 
 class FlowMetrics {
@@ -84,17 +87,23 @@ class FlowMetrics {
   std::vector<SlowdownSummary> by_size() const;
 
  private:
+  // Slowdowns and FCTs of the finished flows of one bucket (or of all).
+  struct Samples {
+    ExactPercentiles slowdown;
+    ExactPercentiles fct_us;
+    double slowdown_sum = 0;
+    double fct_us_sum = 0;
+    void add(double slowdown, double fct_us);
+  };
   SlowdownSummary summarize(std::string label, Bytes lower, std::optional<Bytes> upper,
-                            const ExactPercentiles& samples, double sum) const;
+                            const Samples& samples) const;
 
   SizeBuckets buckets_;
   std::vector<double> percentiles_;
   std::vector<FlowRecord> records_;
   uint64_t finished_ = 0;
-  std::vector<ExactPercentiles> slowdowns_;  // per bucket
-  std::vector<double> sums_;                 // per bucket
-  ExactPercentiles all_;
-  double all_sum_ = 0;
+  std::vector<Samples> buckets_samples_;  // per bucket
+  Samples all_;
 };
 
 }  // namespace bifrost::sim::metrics

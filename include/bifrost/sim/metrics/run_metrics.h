@@ -10,6 +10,7 @@
 #include "bifrost/sim/metrics/counters.h"
 #include "bifrost/sim/metrics/fasr_pool_metrics.h"
 #include "bifrost/sim/metrics/flow_metrics.h"
+#include "bifrost/sim/metrics/flow_throughput.h"
 #include "bifrost/sim/metrics/time_series.h"
 #include "bifrost/sim/metrics/transport_rtt_metrics.h"
 
@@ -32,10 +33,11 @@ struct RunMetrics {
   QueueSeries queues;
   PauseCounters pauses;
   DropCounters drops;
-  std::optional<FasrPoolMetrics> fasr_pool;          // soft RNICs with the FaSR engine only
-  std::vector<TransportRttDirection> transport_rtt;  // the Bifröst transport only
-  std::optional<NicTotals> nic;                      // soft RNICs only
-  std::vector<CcTraceRow> cc_trace;                  // RoGUE with [metrics] cc_trace
+  std::optional<FasrPoolMetrics> fasr_pool;             // soft RNICs with the FaSR engine only
+  std::vector<TransportRttDirection> transport_rtt;     // the Bifröst transport only
+  std::optional<NicTotals> nic;                         // soft RNICs only
+  std::vector<CcTraceRow> cc_trace;                     // RoGUE with [metrics] cc_trace
+  std::optional<FlowThroughputSeries> flow_throughput;  // [metrics] flow_throughput_interval
 };
 
 // What the summary says about the run itself.

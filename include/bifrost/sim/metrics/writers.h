@@ -19,6 +19,9 @@
 //                    (only when the run has FaSR pools: RunMetrics::fasr_pool)
 //   transport_rtt.csv src,dst,lane,priority,samples,min_us,mean_us,p50_us,p99_us,p999_us,max_us
 //                    (only over the Bifröst transport: RunMetrics::transport_rtt)
+//   flow_throughput.csv start_ps,end_ps,flow,bytes,gbps,whole
+//   flow_fairness.csv   start_ps,end_ps,flows,jain
+//                    (only with per-flow sampling: RunMetrics::flow_throughput)
 #include <array>
 #include <filesystem>
 #include <string>
@@ -41,6 +44,8 @@ std::string drops_csv(const DropCounters& drops);
 std::string summary_json(const RunMetrics& metrics, const RunInfo& info);
 std::string fasr_pool_csv(const FasrPoolMetrics& pool);
 std::string transport_rtt_csv(const std::vector<TransportRttDirection>& directions);
+std::string flow_throughput_csv(const FlowThroughputSeries& series);
+std::string flow_fairness_csv(const FlowThroughputSeries& series);
 
 // Writes every file of kOutputFiles into `dir` (and fasr_pool.csv when the metrics have FaSR
 // pools), creating it if needed; with `flow_records`

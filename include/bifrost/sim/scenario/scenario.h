@@ -187,7 +187,10 @@ struct MetricsConfig {
   std::vector<Bytes> size_buckets = {Bytes(10'000), Bytes(100'000), Bytes(1'000'000)};
   std::vector<double> percentiles = {50, 95, 99, 99.9};
   bool flow_records = true;  // write one row per flow to flows.csv
-  bool cc_trace = false;     // RoGUE: every RTT sample and rate change to cc_trace.csv
+  // Each flow's goodput per interval and Jain's index over the flows (flow_throughput.csv,
+  // flow_fairness.csv); nullopt: not sampled.
+  std::optional<Time> flow_throughput_interval;
+  bool cc_trace = false;  // RoGUE: every RTT sample and rate change to cc_trace.csv
 };
 
 // What carries the flows at the hosts.

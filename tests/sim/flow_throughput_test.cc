@@ -1,0 +1,142 @@
+// Per-flow goodput over time ([metrics] flow_throughput_interval): the series and its Jain's
+// indices by hand, then every flow carrier's samples checked against the flows themselves.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "bifrost/core/error.h"
+#include "bifrost/sim/metrics/flow_throughput.h"
+#include "bifrost/sim/metrics/writers.h"
+#include "scenario_text.h"
+
+namespace bifrost::sim {
+namespace {
+
+using metrics::FlowThroughputSeries;
+
+TEST(FlowThroughputSeries, JainPerIntervalFromWholeSamplesOnly) {
+  FlowThroughputSeries s(Time::us(10));
+  // [0, 10): flows 0 and 1 at 1 and 3 units; flow 2 started inside (not whole).
+  s.add({0, Time::zero(), Time::us(10), Bytes(1000), true});
+  s.add({1, Time::zero(), Time::us(10), Bytes(3000), true});
+  s.add({2, Time::us(5), Time::us(10), Bytes(9000), false});
+  // [10, 20): three equal flows.
+  for (uint64_t f = 0; f < 3; ++f) s.add({f, Time::us(10), Time::us(20), Bytes(2000), true});
+  // [20, 30): one flow only: no fairness to report.
+  s.add({0, Time::us(20), Time::us(30), Bytes(2000), true});
+  const auto fair = s.fairness();
+  ASSERT_EQ(fair.size(), 2u);
+  // (1 + 3)^2 / (2 * (1 + 9)) = 0.8
+  EXPECT_EQ(fair[0].flows, 2u);
+  EXPECT_DOUBLE_EQ(fair[0].jain, 0.8);
+  EXPECT_EQ(fair[1].start, Time::us(10));
+  EXPECT_EQ(fair[1].flows, 3u);
+  EXPECT_DOUBLE_EQ(fair[1].jain, 1.0);
+  // Per run: flow 0 moved 5000 B in 30 us, flow 1 5000 in 20, flow 2 11000 in 15.
+  const double a = 5000.0 / 30, b = 5000.0 / 20, c = 11000.0 / 15;
+  EXPECT_DOUBLE_EQ(*s.run_fairness(), (a + b + c) * (a + b + c) / (3 * (a * a + b * b + c * c)));
+  EXPECT_DOUBLE_EQ(s.samples()[0].gbps(), 0.8);  // 8000 bits in 10 us
+}
+
+TEST(FlowThroughputSeries, RejectsEmptyAndMisshapenSamples) {
+  FlowThroughputSeries s(Time::us(10));
+  EXPECT_THROW(s.add({0, Time::us(5), Time::us(5), Bytes(1), false}), Error);
+  EXPECT_THROW(s.add({0, Time::us(5), Time::us(10), Bytes(1), true}), Error);
+  EXPECT_FALSE(s.run_fairness().has_value());
+  s.add({0, Time::zero(), Time::us(10), Bytes(1), true});
+  EXPECT_FALSE(s.run_fairness().has_value());  // one flow
+}
+
+TEST(FlowThroughputSeries, CsvAndFairnessFiles) {
+  FlowThroughputSeries s(Time::us(10));
+  s.add({4, Time::zero(), Time::us(10), Bytes(1250), true});
+  s.add({5, Time::zero(), Time::us(10), Bytes(1250), true});
+  EXPECT_EQ(metrics::flow_throughput_csv(s),
+            "start_ps,end_ps,flow,bytes,gbps,whole\n"
+            "0,10000000,4,1250,1,1\n"
+            "0,10000000,5,1250,1,1\n");
+  EXPECT_EQ(metrics::flow_fairness_csv(s), "start_ps,end_ps,flows,jain\n0,10000000,2,1\n");
+}
+
+// Two 2 MB flows into host 0 at 10 Gb/s over `transport` (and `nic`), sampled every 200 us;
+// the buffer holds the line-rate sources' whole excess, so no carrier loses a packet.
+std::string two_flows(const std::string& transport, const std::string& nic) {
+  return R"(
+[simulation]
+seed = 3
+mtu = 2048
+duration = "20ms"
+[topology]
+kind = "star"
+hosts = 3
+host_rate = "10Gbps"
+host_delay = "1us"
+[switch]
+buffer = "16MB"
+[nic]
+)" + nic +
+         transport +
+         R"(
+[metrics]
+flow_throughput_interval = "200us"
+[[workload]]
+kind = "incast"
+senders = "1..2"
+receiver = 0
+size = "2MB"
+start = "1us"
+)";
+}
+
+// Each flow's samples tile [start, finish] without gaps and add up to its size.
+void expect_samples_cover_flows(const RunSummary& s) {
+  ASSERT_TRUE(s.metrics.flow_throughput.has_value());
+  const FlowThroughputSeries& series = *s.metrics.flow_throughput;
+  std::map<uint64_t, std::vector<FlowThroughputSeries::Sample>> by_flow;
+  for (const auto& sample : series.samples()) by_flow[sample.flow].push_back(sample);
+  ASSERT_EQ(by_flow.size(), s.metrics.flows.records().size());
+  for (const metrics::FlowRecord& r : s.metrics.flows.records()) {
+    ASSERT_TRUE(r.finished()) << r.id;
+    const auto& samples = by_flow[r.id];
+    ASSERT_FALSE(samples.empty());
+    EXPECT_EQ(samples.front().start, r.start);
+    EXPECT_EQ(samples.back().end, *r.finish);
+    uint64_t bytes = 0;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      if (i > 0) {
+        EXPECT_EQ(samples[i].start, samples[i - 1].end) << r.id;
+      }
+      bytes += samples[i].bytes.count();
+    }
+    EXPECT_EQ(bytes, r.size.count()) << r.id;
+  }
+  // Both flows share the bottleneck for several whole intervals.
+  const auto fairness = series.fairness();
+  ASSERT_GE(fairness.size(), 3u);
+  for (const auto& f : fairness) {
+    EXPECT_EQ(f.flows, 2u);
+    EXPECT_GT(f.jain, 0.5);
+    EXPECT_LE(f.jain, 1.0);
+  }
+}
+
+TEST(FlowThroughputScenario, EveryCarrierReportsPerFlowGoodput) {
+  const std::string rnic = "model = \"rnic\"\n";
+  expect_samples_cover_flows(testing::run(two_flows("", "model = \"line_rate\"\n")));
+  expect_samples_cover_flows(testing::run(two_flows("", rnic)));
+  for (const std::string kind : {"rogue-rc", "rogue-uc", "bifrost-uc", "bifrost-rc"}) {
+    SCOPED_TRACE(kind);
+    expect_samples_cover_flows(
+        testing::run(two_flows("[transport]\nkind = \"" + kind + "\"\n", rnic)));
+  }
+}
+
+TEST(FlowThroughputScenario, OffUnlessAsked) {
+  std::string text = two_flows("", "model = \"rnic\"\n");
+  text.replace(text.find("flow_throughput_interval"), 24, "queue_interval");
+  EXPECT_FALSE(testing::run(text).metrics.flow_throughput.has_value());
+}
+
+}  // namespace
+}  // namespace bifrost::sim
