@@ -62,10 +62,12 @@ void TransportConfig::validate() const {
     throw Error("transport: base_rtt, line_rate_bps and min_rto must be positive");
   }
   if (cc_location == CcLocation::software) {
-    if (cc.kind == CcKind::dcqcn && reliability != Reliability::software_uc) {
+    if (needs_ecn_echo(cc.kind) && reliability != Reliability::software_uc) {
       throw Error(
-          "transport: cc \"dcqcn\" needs software_uc reliability (the ECN echo rides on "
-          "software ACKs; over RC use cc_location nic and the NIC's DCQCN)");
+          "transport: cc \"{}\" needs software_uc reliability (the ECN echo rides on "
+          "software ACKs{})",
+          to_string(cc.kind),
+          cc.kind == CcKind::dcqcn ? "; over RC use cc_location nic and the NIC's DCQCN" : "");
     }
     cc.validate(cc_params());
   }

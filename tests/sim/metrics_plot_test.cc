@@ -47,7 +47,8 @@ class PlotScript : public ::testing::Test {
 };
 
 RunMetrics synthetic_run() {
-  RunMetrics m{FlowMetrics(SizeBuckets::standard(), {50, 99}), {}, {}, {}, {}, {}, {}, {}, {}};
+  RunMetrics m;
+  m.flows = FlowMetrics(SizeBuckets::standard(), {50, 99});
   for (uint64_t i = 0; i < 200; ++i) {
     const uint64_t size = 1'000 * (1 + i * i);
     const Time ideal = Time::ns(static_cast<int64_t>(size / 10));

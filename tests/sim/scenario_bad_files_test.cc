@@ -256,14 +256,14 @@ constexpr BadFile kBadFiles[] = {
      "bad_closed_loop_warmup.toml:16:10: workload[0].warmup: must be shorter than duration: it is "
      "the first part of it"},
     {"bad_transport_cc.toml",
-     "bad_transport_cc.toml:10:6: transport.cc: \"dctcp\" is not valid; valid choices: swift, "
-     "swift-md, dcqcn, vegas, none"},
+     "bad_transport_cc.toml:10:6: transport.cc: \"cubic\" is not valid; valid choices: swift, "
+     "swift-md, dcqcn, vegas, timely, dctcp, none"},
     {"bad_transport_cc_both_forms.toml",
      "bad_transport_cc_both_forms.toml:11:1: TOML syntax error: Error while parsing table header: "
      "cannot redefine existing string 'transport.cc' as table"},
     {"bad_transport_cc_key_of_other_kind.toml",
      "bad_transport_cc_key_of_other_kind.toml:13:8: transport.cc.beta: belongs to kinds "
-     "\"swift\", \"swift-md\", \"vegas\", not to kind \"dcqcn\"; valid keys for \"dcqcn\": kind, "
+     "\"swift\", \"swift-md\", \"vegas\", \"timely\", not to kind \"dcqcn\"; valid keys for \"dcqcn\": kind, "
      "g, min_rate, alpha_update_period, rate_reduce_period, increase_period, increase_bytes, "
      "fast_recovery_stages, additive_increase, hyper_increase, cnp_interval"},
     {"bad_transport_cc_no_kind.toml",

@@ -146,6 +146,44 @@ base_rtt_floor = "5us"
   EXPECT_EQ(v.packet_bytes, 4096u);  // the unit size
 }
 
+TEST(ScenarioCc, TimelyAndDctcpKeysFillTheirBlocks) {
+  const CcConfig timely = cc_of("bifrost-rc", R"([transport.cc]
+kind = "timely"
+alpha = 0.5
+beta = 0.6
+t_low = "20us"
+t_high = "200us"
+min_rtt = "8us"
+hai_threshold = 3
+additive_increase = "40Mbps"
+min_rate = "100Mbps"
+)");
+  const transport::TimelyParams t = timely.timely_params(path());
+  EXPECT_EQ(t.alpha, 0.5);
+  EXPECT_EQ(t.beta, 0.6);
+  EXPECT_EQ(t.t_low, Time::us(20));
+  EXPECT_EQ(t.t_high, Time::us(200));
+  EXPECT_EQ(t.min_rtt, Time::us(8));
+  EXPECT_EQ(t.hai_threshold, 3u);
+  EXPECT_EQ(t.additive_increase, Rate::Mbps(40));
+  EXPECT_EQ(t.min_rate, Rate::Mbps(100));
+  EXPECT_EQ(t.line_rate, path().line_rate);
+
+  const CcConfig dctcp = cc_of("bifrost-uc", R"([transport.cc]
+kind = "dctcp"
+g = 0.125
+initial_window = 4
+min_window = 1
+max_window = "1MB"
+)");
+  const transport::DctcpParams d = dctcp.dctcp_params(path());
+  EXPECT_EQ(d.g, 0.125);
+  EXPECT_EQ(d.initial_window_packets, 4u);
+  EXPECT_EQ(d.min_window_packets, 1u);
+  EXPECT_EQ(d.max_window_bytes, 1'000'000u);
+  EXPECT_EQ(d.mss, 4096u);
+}
+
 TEST(ScenarioCc, RogueVegasKeysMeanTheSameInEitherPlace) {
   const CcConfig old_keys = cc_of("rogue-uc", R"(alpha = 4
 beta = 2
@@ -192,6 +230,11 @@ TEST(ScenarioCc, KindConflictsAreErrorsAtTheKind) {
   EXPECT_EQ(message("bifrost-rc", "[transport.cc]\nkind = \"dcqcn\"\n"),
             "test.toml:11:8: transport.cc.kind: \"dcqcn\" needs kind \"bifrost-uc\": its ECN echo "
             "rides on software ACKs (over RC, set dcqcn = true in [nic] instead)");
+  EXPECT_EQ(message("bifrost-rc", "[transport.cc]\nkind = \"dctcp\"\n"),
+            "test.toml:11:8: transport.cc.kind: \"dctcp\" needs kind \"bifrost-uc\": its ECN echo "
+            "rides on software ACKs");
+  EXPECT_EQ(message("bifrost-uc", "[transport.cc]\nkind = \"timely\"\nt_low = \"600us\"\n"),
+            "test.toml:12:9: transport.cc.t_low: t_high (500 us) is below t_low (600 us)");
   EXPECT_EQ(message("bifrost-uc", "[transport.cc]\nkind = \"swift-md\"\nloss_to_minimum = true\n"),
             "test.toml:12:19: transport.cc.loss_to_minimum: belongs to kind \"swift\", not to kind "
             "\"swift-md\"; valid keys for \"swift-md\": kind, target_delay, target_slack, ai, "

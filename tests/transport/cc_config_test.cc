@@ -15,8 +15,8 @@
 namespace bifrost::transport {
 namespace {
 
-constexpr CcKind kKinds[] = {CcKind::swift, CcKind::swift_md, CcKind::dcqcn, CcKind::vegas,
-                             CcKind::none};
+constexpr CcKind kKinds[] = {CcKind::swift,  CcKind::swift_md, CcKind::dcqcn, CcKind::vegas,
+                             CcKind::timely, CcKind::dctcp,    CcKind::none};
 
 // Every field, so that two parameter sets compare field by field.
 auto fields(const SwiftParams& p) {
@@ -52,7 +52,8 @@ TEST(CcKind, NamesRoundTripAndAnUnknownNameListsTheKnownOnes) {
     FAIL() << "an unknown name must throw";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "unknown congestion control 'cubic' (known: swift, swift-md, dcqcn, vegas, none)");
+              "unknown congestion control 'cubic' (known: swift, swift-md, dcqcn, vegas, timely, "
+              "dctcp, none)");
   }
 }
 
@@ -186,8 +187,35 @@ TEST(CcConfig, TheTransportConfigValidatesItsCc) {
   c.reliability = Reliability::hardware_rc;
   c.cc.kind = CcKind::vegas;  // Vegas also runs over RC: a sample per completion
   EXPECT_NO_THROW(c.validate());
-  c.cc.kind = CcKind::dcqcn;
-  EXPECT_THROW(c.validate(), Error);
+  c.cc.kind = CcKind::timely;  // the RTT alone: also over RC
+  EXPECT_NO_THROW(c.validate());
+  for (const CcKind ecn : {CcKind::dcqcn, CcKind::dctcp}) {
+    c.cc.kind = ecn;  // ECN echoes ride on Bifröst UC's software ACKs only
+    EXPECT_THROW(c.validate(), Error) << to_string(ecn);
+  }
+}
+
+TEST(CcConfig, TimelyAndDctcpTakeTheirPathFields) {
+  TransportConfig c;
+  c.unit_size = 2048;
+  c.line_rate_bps = 40'000'000'000;
+  c.base_rtt = Time::us(12);
+  const CcParams path = c.cc_params();
+  const TimelyParams t = CcConfig{.kind = CcKind::timely}.timely_params(path);
+  EXPECT_EQ(t.line_rate, Rate::Gbps(40));
+  EXPECT_EQ(t.additive_increase, Rate::Mbps(40));  // the paper's 10 Mb/s at 10 Gb/s, scaled
+  EXPECT_EQ(t.min_rate, Rate::Mbps(10));
+  EXPECT_EQ(t.base_rtt, Time::us(12));
+  EXPECT_EQ(t.mss, 2048u);
+  EXPECT_EQ(t.t_low, Time::us(50));  // the TIMELY paper's constants stay
+  const DctcpParams d = CcConfig{.kind = CcKind::dctcp}.dctcp_params(path);
+  EXPECT_EQ(d.mss, 2048u);
+  EXPECT_EQ(d.max_window_bytes, 4 * path.bdp_bytes);
+  CcConfig over{.kind = CcKind::timely};
+  over.timely.additive_increase = Rate::Mbps(5);
+  EXPECT_EQ(over.timely_params(path).additive_increase, Rate::Mbps(5));
+  over.timely.params.line_rate = Rate::Gbps(1);  // a path field set in params
+  EXPECT_THROW(over.validate(path), Error);
 }
 
 }  // namespace

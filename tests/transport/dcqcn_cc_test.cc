@@ -127,7 +127,7 @@ TEST(DcqcnCc, IsRegisteredByName) {
   const CcConfig dcqcn{.kind = parse_cc_kind("dcqcn")};
   EXPECT_EQ(make_congestion_control(dcqcn, params())->name(), "dcqcn");
   try {
-    (void)parse_cc_kind("dctcp");
+    (void)parse_cc_kind("cubic");
     FAIL() << "an unknown name must throw";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("dcqcn"), std::string::npos) << e.what();

@@ -164,7 +164,9 @@ int main(int argc, char** argv) {
                  "while losses are seen, chunks shrink to resend about this fraction (0: off)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  app.add_option("--cc", o.cc, "software congestion control: swift, swift-md, dcqcn, vegas or none")
+  app.add_option(
+         "--cc", o.cc,
+         "software congestion control: swift, swift-md, dcqcn, vegas, timely, dctcp or none")
       ->capture_default_str();
   app.add_option("--base-rtt-us", o.base_rtt_us,
                  "the transport's base RTT (CC target, BDP); 0: --rtt-us")

@@ -39,6 +39,11 @@ constexpr std::array<std::string_view, 11> kDcqcnKeys = {"kind",
                                                          "cnp_interval"};
 constexpr std::array<std::string_view, 7> kVegasKeys = {
     "kind", "alpha", "beta", "literal", "initial_window", "loss_decrease", "base_rtt_floor"};
+constexpr std::array<std::string_view, 9> kTimelyKeys = {
+    "kind",    "alpha", "beta", "t_low", "t_high", "min_rtt", "hai_threshold", "additive_increase",
+    "min_rate"};
+constexpr std::array<std::string_view, 5> kDctcpKeys = {"kind", "g", "initial_window", "min_window",
+                                                        "max_window"};
 constexpr std::array<std::string_view, 1> kNoneKeys = {"kind"};
 // RoGUE's Vegas keys as they stand directly in [transport] (literal spelt literal_vegas).
 constexpr std::array<std::string_view, 5> kRogueVegasKeys = {"alpha", "beta", "literal_vegas",
@@ -54,6 +59,10 @@ std::span<const std::string_view> keys_of(CcKind kind) {
       return kDcqcnKeys;
     case CcKind::vegas:
       return kVegasKeys;
+    case CcKind::timely:
+      return kTimelyKeys;
+    case CcKind::dctcp:
+      return kDctcpKeys;
     case CcKind::none:
       break;
   }
@@ -179,6 +188,42 @@ void vegas_keys(const TableReader& r, std::string_view literal_key, transport::V
   if (auto floor = r.non_negative_time("base_rtt_floor")) v.base_rtt_floor = *floor;
 }
 
+void timely_keys(const TableReader& c, transport::TimelyBlock& t) {
+  transport::TimelyParams& p = t.params;
+  const auto unit = [](double v) { return v > 0 && v <= 1; };
+  if (auto alpha = number_where(c, "alpha", unit, "(0, 1]")) p.alpha = *alpha;
+  if (auto beta = number_where(c, "beta", unit, "(0, 1]")) p.beta = *beta;
+  if (auto low = c.positive_time("t_low")) p.t_low = *low;
+  if (auto high = c.positive_time("t_high")) p.t_high = *high;
+  if (p.t_high < p.t_low) {
+    c.fail(c.has("t_high") ? "t_high" : "t_low",
+           fmt::format("t_high ({} us) is below t_low ({} us)", p.t_high.microseconds(),
+                       p.t_low.microseconds()));
+  }
+  if (auto min_rtt = c.positive_time("min_rtt")) p.min_rtt = *min_rtt;
+  if (auto n = c.integer("hai_threshold", 1, 1 << 20)) p.hai_threshold = static_cast<uint32_t>(*n);
+  t.additive_increase = c.positive_rate("additive_increase");
+  t.min_rate = c.positive_rate("min_rate");
+}
+
+void dctcp_keys(const TableReader& c, transport::DctcpBlock& d) {
+  transport::DctcpParams& p = d.params;
+  if (auto g = number_where(
+          c, "g", [](double v) { return v > 0 && v <= 1; }, "(0, 1]")) {
+    p.g = *g;
+  }
+  if (auto w = c.integer("initial_window", 1, 1 << 20)) {
+    p.initial_window_packets = static_cast<uint32_t>(*w);
+  }
+  if (auto w = c.integer("min_window", 1, 1 << 20))
+    p.min_window_packets = static_cast<uint32_t>(*w);
+  if (p.min_window_packets > p.initial_window_packets) {
+    c.fail("min_window", fmt::format("{} packets is above initial_window ({} packets)",
+                                     p.min_window_packets, p.initial_window_packets));
+  }
+  d.max_window_bytes = byte_count(c.positive_bytes("max_window"));
+}
+
 void block_keys(const TableReader& c, CcConfig& cc) {
   allow_only_keys_of(c, cc.kind);
   switch (cc.kind) {
@@ -191,6 +236,12 @@ void block_keys(const TableReader& c, CcConfig& cc) {
       return;
     case CcKind::vegas:
       vegas_keys(c, "literal", cc.vegas.params);
+      return;
+    case CcKind::timely:
+      timely_keys(c, cc.timely);
+      return;
+    case CcKind::dctcp:
+      dctcp_keys(c, cc.dctcp);
       return;
     case CcKind::none:
       return;
@@ -211,12 +262,14 @@ void check_kind(const TableReader& r, std::string_view key, CcKind kind, const N
     }
     return;
   }
-  if (kind == CcKind::dcqcn && transport != TransportKind::bifrost_uc) {
+  if (transport::needs_ecn_echo(kind) && transport != TransportKind::bifrost_uc) {
     r.fail(key,
-           "\"dcqcn\" needs kind \"bifrost-uc\": its ECN echo rides on software ACKs "
-           "(over RC, set dcqcn = true in [nic] instead)");
+           fmt::format(
+               "{} needs kind \"bifrost-uc\": its ECN echo rides on software ACKs{}", quoted(kind),
+               kind == CcKind::dcqcn ? " (over RC, set dcqcn = true in [nic] instead)" : ""));
   }
-  if ((kind == CcKind::dcqcn || kind == CcKind::vegas) && nic.dcqcn) {
+  const bool paces = kind == CcKind::dcqcn || kind == CcKind::vegas || kind == CcKind::timely;
+  if (paces && nic.dcqcn) {
     r.fail(key, fmt::format("{} and [nic] dcqcn = true would both drive the QPs' rate "
                             "limiters; choose one",
                             quoted(kind)));

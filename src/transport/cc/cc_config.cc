@@ -23,6 +23,12 @@ auto path_fields(DcqcnParams& p) {
 auto path_fields(VegasParams& p) {
   return std::tie(p.packet_bytes, p.line_rate, p.max_window_bytes, p.rate_step);
 }
+auto path_fields(TimelyParams& p) {
+  return std::tie(p.additive_increase, p.min_rate, p.line_rate, p.base_rtt, p.mss);
+}
+auto path_fields(DctcpParams& p) {
+  return std::tie(p.mss, p.max_window_bytes);
+}
 
 // `params` with its path fields taken from `derived`.
 template <typename Params>
@@ -86,6 +92,21 @@ VegasParams CcConfig::vegas_params(const CcParams& path) const {
   return p;
 }
 
+TimelyParams CcConfig::timely_params(const CcParams& path) const {
+  TimelyParams p = with_path_fields(timely.params, timely_params_for(path));
+  apply(p.additive_increase, timely.additive_increase);
+  apply(p.min_rate, timely.min_rate);
+  return p;
+}
+
+DctcpParams CcConfig::dctcp_params(const CcParams& path) const {
+  DctcpParams p = with_path_fields(dctcp.params, dctcp_params_for(path));
+  // As Vegas: the derived cap assumed the default initial window.
+  p.max_window_bytes = std::max(p.max_window_bytes, uint64_t{p.initial_window_packets} * p.mss);
+  apply(p.max_window_bytes, dctcp.max_window_bytes);
+  return p;
+}
+
 void CcConfig::validate(const CcParams& path) const {
   switch (kind) {
     case CcKind::swift:
@@ -100,6 +121,14 @@ void CcConfig::validate(const CcParams& path) const {
     case CcKind::vegas:
       check_path_fields_untouched(vegas.params, to_string(kind));
       vegas_params(path).validate();
+      return;
+    case CcKind::timely:
+      check_path_fields_untouched(timely.params, to_string(kind));
+      timely_params(path).validate();
+      return;
+    case CcKind::dctcp:
+      check_path_fields_untouched(dctcp.params, to_string(kind));
+      dctcp_params(path).validate();
       return;
     case CcKind::none:
       return;

@@ -4,6 +4,7 @@
 
 #include "bifrost/core/bytes.h"
 #include "bifrost/core/error.h"
+#include "bifrost/transport/cc/rate_window.h"
 
 namespace bifrost::transport {
 
@@ -50,10 +51,7 @@ void Dcqcn::on_ack(const AckEvent& event) {
 }
 
 uint64_t Dcqcn::window_bytes() const {
-  const Time rtt =
-      min_rtt_ == Time::max() ? params_.base_rtt : std::max(params_.base_rtt, min_rtt_);
-  const uint64_t one_rtt = bytes_in(rtt, rp_.rate()).count();
-  return std::max<uint64_t>(2 * one_rtt, params_.mss);
+  return rate_window_bytes(rp_.rate(), params_.base_rtt, min_rtt_, params_.mss);
 }
 
 std::optional<Rate> Dcqcn::pacing_rate() const {

@@ -30,6 +30,10 @@ std::unique_ptr<CongestionControl> make_congestion_control(const CcConfig& confi
       return std::make_unique<Dcqcn>(config.dcqcn_params(path));
     case CcKind::vegas:
       return std::make_unique<Vegas>(config.vegas_params(path));
+    case CcKind::timely:
+      return std::make_unique<Timely>(config.timely_params(path));
+    case CcKind::dctcp:
+      return std::make_unique<Dctcp>(config.dctcp_params(path));
     case CcKind::none:
       return std::make_unique<NoCongestionControl>();
   }
