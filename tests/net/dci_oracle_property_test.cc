@@ -47,6 +47,29 @@ TEST(DciOracle, BifrostHoldsForRandomLinksSlotsDrainsAndFrameMixes) {
   }
 }
 
+// The random cases of the default seeds cover what the issue asks to randomise: every rate,
+// slot (10 us among them) and k, both leak sources on and off, and frame mixes.
+TEST(DciOracle, DefaultSeedsCoverRatesSlotsKsAndLeakSources) {
+  std::set<int64_t> rates, slots_us;
+  std::set<uint32_t> ks;
+  std::set<bool> reverse, jitter, mixed;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const OracleDraw d = testing::draw_oracle_case(seed);
+    rates.insert(d.long_rate.bits_per_second());
+    slots_us.insert(d.slot.picoseconds() / 1'000'000);
+    ks.insert(d.k);
+    reverse.insert(d.reverse);
+    jitter.insert(d.jitter > Time::zero());
+    mixed.insert(d.short_flows > 0);
+  }
+  EXPECT_EQ(rates, (std::set<int64_t>{25'000'000'000, 100'000'000'000, 400'000'000'000}));
+  EXPECT_EQ(slots_us, (std::set<int64_t>{2, 5, 10}));
+  EXPECT_EQ(ks, (std::set<uint32_t>{1, 2, 4}));
+  EXPECT_EQ(reverse.size(), 2u);
+  EXPECT_EQ(jitter.size(), 2u);
+  EXPECT_TRUE(mixed.count(true));
+}
+
 // The paper's T = 10 us with pauses waiting behind reverse frames (and jitter) in every case:
 // the random cases of seeds 101 on, with T and the leak sources fixed.
 TEST(DciOracle, BifrostHoldsAtTenMicrosecondSlotsBehindReverseFrames) {
