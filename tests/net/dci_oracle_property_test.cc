@@ -5,7 +5,9 @@
 // of them; deliberately broken variants must trip the oracle, which shows it can fail.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <limits>
+#include <set>
 
 #include "net/dci_oracle_run.h"
 #include "support/property.h"
@@ -45,6 +47,42 @@ TEST(DciOracle, BifrostHoldsForRandomLinksSlotsDrainsAndFrameMixes) {
   }
 }
 
+// The random cases of the default seeds cover what the issue asks to randomise: every rate,
+// slot (10 us among them) and k, both leak sources on and off, and frame mixes.
+TEST(DciOracle, DefaultSeedsCoverRatesSlotsKsAndLeakSources) {
+  std::set<int64_t> rates, slots_us;
+  std::set<uint32_t> ks;
+  std::set<bool> reverse, jitter, mixed;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const OracleDraw d = testing::draw_oracle_case(seed);
+    rates.insert(d.long_rate.bits_per_second());
+    slots_us.insert(d.slot.picoseconds() / 1'000'000);
+    ks.insert(d.k);
+    reverse.insert(d.reverse);
+    jitter.insert(d.jitter > Time::zero());
+    mixed.insert(d.short_flows > 0);
+  }
+  EXPECT_EQ(rates, (std::set<int64_t>{25'000'000'000, 100'000'000'000, 400'000'000'000}));
+  EXPECT_EQ(slots_us, (std::set<int64_t>{2, 5, 10}));
+  EXPECT_EQ(ks, (std::set<uint32_t>{1, 2, 4}));
+  EXPECT_EQ(reverse.size(), 2u);
+  EXPECT_EQ(jitter.size(), 2u);
+  EXPECT_TRUE(mixed.count(true));
+}
+
+// The paper's T = 10 us with pauses waiting behind reverse frames (and jitter) in every case:
+// the random cases of seeds 101 on, with T and the leak sources fixed.
+TEST(DciOracle, BifrostHoldsAtTenMicrosecondSlotsBehindReverseFrames) {
+  for (uint64_t seed : bifrost::testing::property_seeds()) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed + 100);
+    OracleDraw d = testing::draw_oracle_case(seed + 100);
+    d.slot = Time::us(10);
+    d.reverse = true;
+    d.jitter = Time::ns(5);
+    expect_holds(d, testing::run_oracle_case(d, OracleVariant{}, seed + 100, Time::ms(3)));
+  }
+}
+
 // A full-rate drain, then none: a chain of full pauses, each arriving up to a frame time and the
 // jitter later than the one before it.
 OracleDraw chain_case(uint32_t k) {
@@ -69,11 +107,12 @@ TEST(DciOracle, PaperOneSlotFullPausesFailInAChain) {
   }
 }
 
-// Variants are judged on the first eight random cases, whatever BIFROST_PROPERTY_SEEDS says:
-// how many of them trip the oracle.
-uint64_t tripped(const OracleVariant& v) {
+// Variants are judged on fixed random cases (the first eight unless named), whatever
+// BIFROST_PROPERTY_SEEDS says: how many of them trip the oracle.
+uint64_t tripped(const OracleVariant& v,
+                 std::initializer_list<uint64_t> seeds = {1, 2, 3, 4, 5, 6, 7, 8}) {
   uint64_t n = 0;
-  for (uint64_t seed = 1; seed <= 8; ++seed) {
+  for (uint64_t seed : seeds) {
     const OracleDraw d = testing::draw_oracle_case(seed);
     const OracleVerdict verdict = testing::run_oracle_case(d, v, seed, Time::ms(2));
     if (!verdict.holds()) {
@@ -94,17 +133,15 @@ TEST(DciOracleMutation, GrantWithoutTheBufferBoundTrips) {
   EXPECT_GT(tripped({.break_rule = [](DciRuleParams& r) { r.h = int64_t{1} << 60; }}), 0u);
 }
 
-// Leak handling without the guard (with it, the leaks that reach leak handling here stay within
-// the k x S slack, so taking it away does not trip the oracle).
+// Leak handling taken away without the guard: leaks in every chain of full pauses.
 TEST(DciOracleMutation, NoLeakHandlingWithoutTheGuardTrips) {
   EXPECT_GT(tripped({.guard = false, .break_rule = [](DciRuleParams& r) { r.leak_every = 0; }}),
             0u);
 }
 
 // Algorithm 1 as printed, and each of bifrost's deviations from it taken away alone (the guard:
-// PaperOneSlotFullPausesFailInAChain). Taking away count_granted or reset_negative_f trips
-// nothing here: with the guard, leak handling rarely finds anything, and those two act only
-// when it does (docs/net.md, "Bifrost DCI").
+// PaperOneSlotFullPausesFailInAChain). count_granted and reset_negative_f are off in bifrost's
+// form too: no case shows the printed form fail (docs/net.md, "Bifrost DCI").
 TEST(DciOracleLiteral, PrintedAlgorithmTrips) {
   EXPECT_GT(tripped({.literal = true}), 0u);
 }
@@ -127,6 +164,27 @@ TEST(DciOracleLiteral, PrintedOrderOfRAndCTrips) {
 TEST(DciOracleLiteral, UnboundedFTrips) {
   EXPECT_GT(tripped({.break_rule = [](DciRuleParams& r) { r.deviations.forget_stale = false; }}),
             0u);
+}
+
+// A known gap, not a property: with T = 2 us and pauses waiting behind reverse frames, 7 of
+// seeds 1 to 100 trip the oracle at the holding test's 3 ms (46, 60, 64, 74, 84, 90, 96) and 7
+// at 2 ms (46, 60, 67, 88, 90, 96, 98), all with T = 2 us and reverse traffic: F short of the
+// bytes in flight by up to 5.3 KB beyond k x S and one to five drops (seed 46: an idle ready
+// period instead). A pause that
+// arrives later than the one before it lengthens the open window between them; the lengthening
+// telescopes in time but not in frames (one more frame can start in a lengthened window, a
+// shortened one need not carry one fewer), and leak handling cannot see the extra bytes: they
+// leave F with r as they arrive, so L + F stays at H. Closing every window earlier by the
+// guard fixes most of these and starves other cases (13 of 100 trip, most by idle ready
+// periods). When
+// this is fixed, this test fails: move the seeds into the holding tests.
+TEST(DciOracleGap, TwoMicrosecondSlotsBehindReverseFramesLeakBeyondKS) {
+  for (uint64_t seed : {60u, 88u, 96u, 98u}) {
+    const OracleDraw d = testing::draw_oracle_case(seed);
+    EXPECT_EQ(d.slot, Time::us(2));
+    EXPECT_TRUE(d.reverse);
+  }
+  EXPECT_EQ(tripped({}, {60, 88, 96, 98}), 4u);
 }
 
 }  // namespace

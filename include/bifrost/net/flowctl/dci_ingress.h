@@ -24,9 +24,10 @@ struct DciPriorityCounters {
   uint64_t slots = 0;
   uint64_t pauses = 0;       // slots that sent p > 0
   uint64_t full_pauses = 0;  // slots that granted nothing
-  // Bytes of over-grant found by leak handling (bifrost: F below zero; literal: L + F - H > 0).
+  // Bytes of over-grant found by leak handling: L + F - H > 0 (with
+  // DciDeviations::reset_negative_f, also F below zero).
   uint64_t leak_deducted = 0;
-  // L + F - H as leak handling saw it before the grant (bifrost: after the reset of F): above
+  // L + F - H as leak handling saw it before the grant (after any reset of F): above
   // zero only when leaked bytes were found; its maximum over all slots.
   int64_t max_excess = INT64_MIN;
   // L + F after each slot's grant, extremes over all slots after the first.
