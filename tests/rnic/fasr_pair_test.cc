@@ -12,8 +12,7 @@
 #include <vector>
 
 #include "bifrost/core/rng.h"
-#include "bifrost/rnic/recovery/fasr.h"
-#include "data_path_support.h"
+#include "fasr_pair_support.h"
 #include "support/property.h"
 
 namespace bifrost::rnic {
@@ -23,10 +22,6 @@ using namespace bifrost::rnic::testing;
 
 constexpr uint64_t kSrc = NicPair::kBufferBase;
 constexpr uint64_t kDst = NicPair::kBufferBase + (uint64_t{1} << 30);
-
-const recovery::FasrPool& pool_of(const NicPair::Side& side) {
-  return dynamic_cast<const recovery::FasrEngine&>(side.device->recovery_engine()).pool();
-}
 
 bool is_data(const world::Packet& p) {
   return p.roce.bth.opcode != wire::Opcode::kRcAcknowledge;
