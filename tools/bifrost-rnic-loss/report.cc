@@ -69,11 +69,11 @@ nlohmann::json scenario_json(const Options& o) {
       {"ack_every_packets", o.ack_every},
       {"ack_delay_us", o.ack_delay_us},
       {"burst_packets", o.burst_packets},
-      {"loss_applies_to", o.burst_len > 1
-                              ? "both directions (data and ACK/NAK/SACK), Gilbert bursts per "
-                                "direction"
-                              : "both directions (data and ACK/NAK/SACK), independently per "
-                                "packet"},
+      {"loss_applies_to",
+       fmt::format("{}, {}",
+                   o.loss_on == "data" ? "the data's direction only (ACK/NAK/SACK never lost)"
+                                       : "both directions (data and ACK/NAK/SACK)",
+                   o.burst_len > 1 ? "Gilbert bursts per direction" : "independently per packet")},
       {"burst_len", o.burst_len},
       {"qp_rate_gbps", o.qp_rate_gbps},
       {"gbn_timeout", o.gbn_timeout},
