@@ -136,6 +136,7 @@ class Runner {
     result_.timeouts = tx.timeouts;
     result_.naks = rx.naks_sent;
     result_.sacks = rx.sacks_sent;
+    result_.fnacks = rx.fnacks_sent;
     result_.rx_dropped_sequence = rx.rx_dropped_sequence;
     result_.rx_out_of_order = rx.rx_out_of_order;
     result_.pipeline_drops = rx.rx_pipeline_drops + tx.rx_pipeline_drops;

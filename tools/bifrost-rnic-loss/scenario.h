@@ -101,6 +101,7 @@ struct Result {
   uint64_t timeouts = 0;
   uint64_t naks = 0;
   uint64_t sacks = 0;
+  uint64_t fnacks = 0;  // FaSR: lost retransmissions the receiver detected and FNACKed
   uint64_t rx_dropped_sequence = 0;
   uint64_t rx_out_of_order = 0;
   uint64_t pipeline_drops = 0;
