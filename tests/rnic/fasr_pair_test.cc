@@ -143,6 +143,20 @@ TEST(FasrPair, LostRetransmissionOnTheFastPathWaitsForTheTimeout) {
   EXPECT_EQ(r.a.tx_retransmitted, 2u);
 }
 
+// The fast path's lost retransmission is left to the timeout only while nothing else is lost:
+// a later first-transmission loss opens a gap the sender resends, and that resend arriving
+// below sack-high while RCV-NXT is still missing is FNACKed, which resends RCV-NXT early. 256
+// packets: PSN 100 goes out after 10's lost resend, with the window still open.
+TEST(FasrPair, LostRetransmissionOnTheFastPathIsFnackedOnceALaterLossIsResent) {
+  Script s{{10, 10, 100}, 0};
+  const Result r = write_with(s, 256 * 1024);
+  EXPECT_EQ(r.a.timeouts, 0u);
+  EXPECT_GE(r.b.fnacks_sent, 1u);
+  EXPECT_GE(r.a.fnacks_received, 1u);
+  // 10 twice after its loss, 100 once for its loss and once after the FNACK dropped it.
+  EXPECT_EQ(r.a.tx_retransmitted, 4u);
+}
+
 TEST(FasrPair, LostSacksNeitherStallNorInflateRetransmissions) {
   // Every SACK but the last few is lost: the sender learns of the loss late, and the SACKs
   // that do arrive say lost-cnt 1, so the PSNs between them count as delivered.
