@@ -255,6 +255,10 @@ bool FasrRequester::may_send_new(uint32_t in_flight) const {
   return in_flight < config_.bdp_packets;
 }
 
+uint64_t FasrRequester::nic_state_bits() const {
+  return fasr_unit_pointer_bits(pool_->config()) + 2;  // fnack_armed_, go_back_armed_
+}
+
 Time FasrRequester::timeout(uint32_t in_flight, Time /*qp_timeout*/) const {
   return in_flight <= config_.rto_low_threshold ? config_.rto_low : config_.rto_high;
 }

@@ -47,6 +47,9 @@ class FasrRequester final : public RequesterState {
   std::optional<uint32_t> next_retransmission(uint32_t una, uint32_t snd_max) override;
   bool may_send_new(uint32_t in_flight) const override;
   Time timeout(uint32_t in_flight, Time qp_timeout) const override;
+  // The unit pointer and the two once-per-new-ACK flags; UNACK is the base context's, the
+  // rest is in the unit.
+  uint64_t nic_state_bits() const override;
 
   // For tests.
   bool recovering() const { return unit_ != FasrPool::kNull; }
