@@ -14,7 +14,7 @@ between switches, 0.75 us per link: base RTT 6 us across the spines, 3 us under 
 host links, from every host to uniform other hosts, for the whole run.
 Both: soft RNICs with FaSR (128 packets in flight per QP, an ACK per packet: the FaSR paper's
 stack returns an ACK for every new packet, section IV), stop at the duration. `--pool large` gives every NIC 4,096 units and 2^20 blocks, so no episode falls
-back to go-back-N for want of pool space; `default` is the 1,598 B pool (20 units, 257 blocks).
+back to go-back-N for want of pool space; `default` is the 1,565 B pool (20 units, 256 16-bit blocks).
 """
 import argparse
 import os

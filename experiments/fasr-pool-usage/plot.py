@@ -2,7 +2,7 @@
 """Plots FaSR's shared pool usage at 1% loss vs QPs per server (the FaSR paper's Fig. 10).
 
 Left: bytes in use per NIC, time average (mean over servers) and peak (max over servers), for
-the 270 B pool and for the default 1,598 B pool (the unconstrained demand), with the 270 B
+the 270 B pool and for the default 1,565 B pool (more room), with the 270 B
 line. Right: go-back-N fallbacks per recovery episode and the fraction of time every unit of
 the 270 B pool was taken.
 
@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 POOLS = [("270B", "270 B pool (6 units, 20 10-bit blocks)", "tab:red"),
-         ("default", "1,598 B pool (20 units, 257 16-bit blocks)", "tab:blue")]
+         ("default", "1,565 B pool (20 units, 256 16-bit blocks)", "tab:blue")]
 
 
 def main():

@@ -2,7 +2,7 @@
 # FaSR's shared SR pool at 1% loss vs QPs per server, the FaSR paper's Fig. 10 (see README.md).
 # Builds bifrost-sim in the Release build (build/release, -j1), runs the paper's topology with
 # FaSR soft RNICs for each QP count, once with the paper's 270 B pool and once with the
-# default 1,598 B pool (what the QPs would take with room to spare), and writes results.csv
+# default 1,565 B pool (what the QPs take with more room), and writes results.csv
 # and pool_usage.png next to this script. About 5 minutes once the tool is built.
 #
 #   experiments/fasr-pool-usage/run.sh

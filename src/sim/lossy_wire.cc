@@ -40,6 +40,7 @@ LossyWire::LossyWire(world::Scheduler& scheduler, const LossyWireConfig& config)
     ends_[side].wire = this;
     ends_[side].peer = &ends_[1 - side];
     ends_[side].random = root.fork(side == 0 ? "forward" : "backward");
+    ends_[side].loss = config.loss;
   }
 }
 
@@ -49,6 +50,11 @@ world::PacketPort& LossyWire::end(int side) {
 
 void LossyWire::set_drop_filter(int side, DropFilter filter) {
   ends_[side & 1].filter = std::move(filter);
+}
+
+void LossyWire::set_loss(int side, double loss) {
+  check_probability(loss, "loss");
+  ends_[side & 1].loss = loss;
 }
 
 void LossyWire::pause(int side, Time until) {
@@ -77,7 +83,7 @@ void LossyWire::End::send(world::PacketPtr packet) {
 }
 
 void LossyWire::carry(End& from, world::PacketPtr packet, Time arrival) {
-  if ((from.filter && from.filter(*packet)) || from.random.bernoulli(config_.loss)) {
+  if ((from.filter && from.filter(*packet)) || from.random.bernoulli(from.loss)) {
     ++from.counters.lost;
     return;
   }

@@ -108,6 +108,31 @@ TEST(FasrMemory, ImplementedAccountingCountsBothHalves) {
   EXPECT_EQ(crossover(*fasr, *irn, &Engine::implemented_footprint), 47u);    // 1565 / 34
 }
 
+// The like-for-like count is the per-QP states' own: each engine's implemented footprint per
+// QP is what a requester and a responder it makes report, and it follows their configuration.
+TEST(FasrMemory, ImplementedAccountingIsWhatThePerQpStatesReport) {
+  for (const EngineKind kind :
+       {EngineKind::gbn, EngineKind::irn, EngineKind::srnic, EngineKind::fasr}) {
+    SCOPED_TRACE(to_string(kind));
+    const auto engine = make_engine(config(kind));
+    const uint64_t bits =
+        engine->make_requester()->nic_state_bits() + engine->make_responder()->nic_state_bits();
+    EXPECT_EQ(engine->implemented_footprint().per_qp_bytes, bytes_of_bits(bits));
+  }
+  // IRN's bitmaps follow the BDP cap: 3 x 128 + 73 bits.
+  RecoveryConfig irn = config(EngineKind::irn);
+  irn.bdp_packets = 128;
+  EXPECT_EQ(make_engine(irn)->make_requester()->nic_state_bits(), 2 * 128u + 73);
+  EXPECT_EQ(make_engine(irn)->implemented_footprint().per_qp_bytes, bytes_of_bits(3 * 128 + 73));
+  // FaSR's unit pointers widen past 255 units: 10 bits each for 600.
+  RecoveryConfig fasr = config(EngineKind::fasr);
+  fasr.fasr_pool.units = 600;
+  const auto big = make_engine(fasr);
+  EXPECT_EQ(big->make_requester()->nic_state_bits(), 10u + 2);
+  EXPECT_EQ(big->make_responder()->nic_state_bits(), 10u + 4);
+  EXPECT_EQ(big->implemented_footprint().per_qp_bytes, 4u);
+}
+
 TEST(FasrMemory, InvalidPoolsAreRefusedWithAReason) {
   RecoveryConfig c = config(EngineKind::fasr);
   c.fasr_pool.block_bits = 12;

@@ -11,9 +11,10 @@
 #include <set>
 #include <vector>
 
+#include "bifrost/core/rate.h"
 #include "bifrost/core/rng.h"
-#include "bifrost/rnic/recovery/fasr.h"
-#include "data_path_support.h"
+#include "bifrost/wire/codec.h"
+#include "fasr_pair_support.h"
 #include "support/property.h"
 
 namespace bifrost::rnic {
@@ -23,10 +24,6 @@ using namespace bifrost::rnic::testing;
 
 constexpr uint64_t kSrc = NicPair::kBufferBase;
 constexpr uint64_t kDst = NicPair::kBufferBase + (uint64_t{1} << 30);
-
-const recovery::FasrPool& pool_of(const NicPair::Side& side) {
-  return dynamic_cast<const recovery::FasrEngine&>(side.device->recovery_engine()).pool();
-}
 
 bool is_data(const world::Packet& p) {
   return p.roce.bth.opcode != wire::Opcode::kRcAcknowledge;
@@ -148,6 +145,20 @@ TEST(FasrPair, LostRetransmissionOnTheFastPathWaitsForTheTimeout) {
   EXPECT_EQ(r.a.tx_retransmitted, 2u);
 }
 
+// The fast path's lost retransmission is left to the timeout only while nothing else is lost:
+// a later first-transmission loss opens a gap the sender resends, and that resend arriving
+// below sack-high while RCV-NXT is still missing is FNACKed, which resends RCV-NXT early. 256
+// packets: PSN 100 goes out after 10's lost resend, with the window still open.
+TEST(FasrPair, LostRetransmissionOnTheFastPathIsFnackedOnceALaterLossIsResent) {
+  Script s{{10, 10, 100}, 0};
+  const Result r = write_with(s, 256 * 1024);
+  EXPECT_EQ(r.a.timeouts, 0u);
+  EXPECT_GE(r.b.fnacks_sent, 1u);
+  EXPECT_GE(r.a.fnacks_received, 1u);
+  // 10 twice after its loss, 100 once for its loss and once after the FNACK dropped it.
+  EXPECT_EQ(r.a.tx_retransmitted, 4u);
+}
+
 TEST(FasrPair, LostSacksNeitherStallNorInflateRetransmissions) {
   // Every SACK but the last few is lost: the sender learns of the loss late, and the SACKs
   // that do arrive say lost-cnt 1, so the PSNs between them count as delivered.
@@ -163,6 +174,31 @@ TEST(FasrPair, LostCntOverflowStillRepairsEveryHole) {
   const Result r = write_with(s);
   EXPECT_EQ(r.a.tx_retransmitted, 10u);
   EXPECT_EQ(r.a.timeouts, 0u);
+}
+
+// The lean SR extensions (section IV-D) are what the wire charges: a loss-free 64-packet WRITE
+// (8 B per WRITE packet instead of 24) completes earlier by the 64 x 16 B it no longer
+// serializes at 100 Gb/s.
+TEST(FasrPair, LeanSrExtensionsShortenTheWireTimeByTheBytesSaved) {
+  auto completion = [](bool lean) {
+    NicPairConfig c = fasr_config();
+    c.device.recovery.lean_sr_header = lean;
+    NicPair pair(c);
+    constexpr uint32_t kLength = 64 * 1024;
+    pair.a().memory->fill(kSrc, kLength, 5);
+    pair.a().qp->post_send(
+        make_remote(1, WrOpcode::rdma_write, pair.a(), kSrc, kLength, kDst, pair.b().mr->rkey));
+    pair.kernel().run();
+    const auto done = pair.a().poll();
+    EXPECT_EQ(done.size(), 1u);
+    EXPECT_EQ(pair.a().device->data_path_counters().tx_retransmitted, 0u);
+    return done.empty() ? Time::zero() : done[0].hw_timestamp;
+  };
+  const Time full = completion(false);
+  const Time lean = completion(true);
+  const Time saved = serialization_time(Bytes(64 * (wire::kSrExtensionSize - 8)), Rate::Gbps(100));
+  EXPECT_EQ(saved, Time::ps(81920));
+  EXPECT_EQ(full - lean, saved);
 }
 
 struct ManyQps {

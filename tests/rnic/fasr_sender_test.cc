@@ -172,6 +172,22 @@ TEST(FasrSender, AckWithoutLostCntHidesALaterLossAndTheAackRevealsIt) {
   }
 }
 
+// An AACK can show a rise of lost-cnt before the SACK that reports it (that SACK was lost, or
+// the ACK of a duplicate overtook it). Adopted, it would make that SACK's gap look like lost
+// SACKs; the sender keeps its count, and the gap is resent when the next SACK shows the rise.
+TEST(FasrSender, AackDoesNotAdoptARiseSoTheNextSackStillResendsItsGap) {
+  Sender s;
+  s.sack(1, 2, 20, 1);  // 1 lost: fast path
+  EXPECT_EQ(s.drain(1, 20), (Psns{1}));
+  s.ack(1, 2);  // 3 was lost and its SACK (of 4) too; a duplicate's AACK says 2
+  EXPECT_EQ(s.tx.lost_cnt(), 1);
+  EXPECT_FALSE(s.tx.slow());
+  s.sack(1, 5, 20, 2);  // the gap 3..4 with lost-cnt 1 -> 2: a loss
+  EXPECT_EQ(s.drain(1, 20), (Psns{3, 4}));
+  EXPECT_EQ(s.tx.lost_cnt(), 2);
+  EXPECT_TRUE(s.tx.slow());
+}
+
 TEST(FasrSender, AackBackToOneReturnsTheBitmap) {
   Sender s;
   s.sack(1, 4, 20, 3);

@@ -138,6 +138,11 @@ int main(int argc, char** argv) {
                  "mean loss burst in line-rate packet slots (Gilbert model, each direction; the "
                  "loss rate stays --loss); 1 = independent loss")
       ->capture_default_str();
+  app.add_option("--loss-on", o.loss_on,
+                 "which packets the loss hits: both directions, or only the data's (the "
+                 "requests, READ responses); ACKs, SACKs and NAKs then always arrive")
+      ->check(CLI::IsMember({"both", "data"}))
+      ->capture_default_str();
   app.add_option("--qp-rate-gbps", o.qp_rate_gbps,
                  "pace the QP at this rate (its share of the link among N QPs); 0 = no pacing")
       ->capture_default_str();
@@ -198,9 +203,9 @@ int main(int argc, char** argv) {
     if (!o.quiet) {
       fmt::print(stderr,
                  "bifrost-rnic-loss: {} points, {} B messages at {} Gb/s, RTT {} us (one-way "
-                 "delay {:.3f} us), MTU {}, {} us simulated each; loss on data and ACKs\n",
+                 "delay {:.3f} us), MTU {}, {} us simulated each; loss on {}\n",
                  total, o.message_bytes, o.rate_gbps, o.rtt_us, one_way_delay(o).microseconds(),
-                 o.mtu, o.duration_us);
+                 o.mtu, o.duration_us, o.loss_on == "data" ? "data only" : "data and ACKs");
     }
     std::vector<Result> results;
     bool failed = false;

@@ -33,6 +33,7 @@ nlohmann::json to_json(const Result& r) {
           {"timeouts", r.timeouts},
           {"naks_sent", r.naks},
           {"sacks_sent", r.sacks},
+          {"fnacks_sent", r.fnacks},
           {"rx_dropped_sequence", r.rx_dropped_sequence},
           {"rx_out_of_order", r.rx_out_of_order},
           {"pipeline_drops", r.pipeline_drops},
@@ -69,11 +70,11 @@ nlohmann::json scenario_json(const Options& o) {
       {"ack_every_packets", o.ack_every},
       {"ack_delay_us", o.ack_delay_us},
       {"burst_packets", o.burst_packets},
-      {"loss_applies_to", o.burst_len > 1
-                              ? "both directions (data and ACK/NAK/SACK), Gilbert bursts per "
-                                "direction"
-                              : "both directions (data and ACK/NAK/SACK), independently per "
-                                "packet"},
+      {"loss_applies_to",
+       fmt::format("{}, {}",
+                   o.loss_on == "data" ? "the data's direction only (ACK/NAK/SACK never lost)"
+                                       : "both directions (data and ACK/NAK/SACK)",
+                   o.burst_len > 1 ? "Gilbert bursts per direction" : "independently per packet")},
       {"burst_len", o.burst_len},
       {"qp_rate_gbps", o.qp_rate_gbps},
       {"gbn_timeout", o.gbn_timeout},
@@ -109,11 +110,11 @@ void write_csv(const std::string& path, const Options& o, const std::vector<Resu
          "gbn_min_rto_us,pipeline,duration_us,longest_gap_us,last_completion_us,"
          "fast_recoveries,slow_recoveries,fast_path_packets,slow_path_packets,pool_fallbacks,qps,"
          "cache_hits,cache_misses,"
-         "cache_contexts,qp_fairness,qp_min_fraction,acked_goodput_fraction\n";
+         "cache_contexts,qp_fairness,qp_min_fraction,acked_goodput_fraction,fnacks_sent\n";
   for (const Result& r : results) {
     out << fmt::format(
         "{},{},{:.4f},{:.5f},{:.5f},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1f},{:.1f},"
-        "{},{},{},{},{},{},{},{},{},{:.5f},{:.5f},{:.5f}\n",
+        "{},{},{},{},{},{},{},{},{},{:.5f},{:.5f},{:.5f},{}\n",
         rnic::recovery::to_string(r.engine), r.loss, r.goodput_gbps, r.goodput_fraction,
         r.ceiling_fraction, r.messages, r.timeouts, r.retransmitted, r.data_sent, r.data_lost,
         r.acks_lost, r.naks, r.sacks, r.pipeline_drops, r.pipeline_stalls, r.verify_failures,
@@ -121,7 +122,7 @@ void write_csv(const std::string& path, const Options& o, const std::vector<Resu
         r.longest_gap_us, r.last_completion_us, r.fast_recoveries, r.slow_recoveries,
         r.fast_path_packets, r.slow_path_packets, r.pool_fallbacks, o.qps, r.cache_hits,
         r.cache_misses, r.cache_contexts, r.qp_fairness, r.qp_min_fraction,
-        r.acked_goodput_fraction);
+        r.acked_goodput_fraction, r.fnacks);
   }
 }
 

@@ -71,8 +71,11 @@ class Runner {
     // The messages' source: a's for WRITE and SEND, b's for READ.
     sim::NicPair::Side& source = wr_opcode(o) == rnic::WrOpcode::rdma_read ? pair_.b() : pair_.a();
     source.memory->fill(kSrcBase, slots_ * o.message_bytes, 1);
+    const bool data_only = o.loss_on == "data";
+    if (data_only) pair_.wire().set_loss(1 - data_side(o), 0);
     if (o.burst_len > 1 && loss > 0) {
       for (int side = 0; side < 2; ++side) {
+        if (data_only && side != data_side(o)) continue;
         BurstLoss* b =
             &bursts_.emplace_back(pair_.kernel(), slot_time(o), loss, o.burst_len, o.seed, side);
         pair_.wire().set_drop_filter(side, [b](const world::Packet&) { return b->drop(); });
@@ -133,6 +136,7 @@ class Runner {
     result_.timeouts = tx.timeouts;
     result_.naks = rx.naks_sent;
     result_.sacks = rx.sacks_sent;
+    result_.fnacks = rx.fnacks_sent;
     result_.rx_dropped_sequence = rx.rx_dropped_sequence;
     result_.rx_out_of_order = rx.rx_out_of_order;
     result_.pipeline_drops = rx.rx_pipeline_drops + tx.rx_pipeline_drops;

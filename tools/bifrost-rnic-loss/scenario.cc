@@ -22,6 +22,10 @@ rnic::WrOpcode wr_opcode(const Options& o) {
   return o.opcode == "read" ? rnic::WrOpcode::rdma_read : rnic::WrOpcode::rdma_write;
 }
 
+int data_side(const Options& o) {
+  return wr_opcode(o) == rnic::WrOpcode::rdma_read ? 1 : 0;
+}
+
 double ceiling_fraction(const Options& o, bool selective, bool lean_sr_header) {
   if (wr_opcode(o) == rnic::WrOpcode::rdma_read) {
     // The data travels in READ responses, which carry no SR extension.

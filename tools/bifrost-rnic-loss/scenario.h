@@ -25,7 +25,10 @@ struct Options {
   double warmup_us = 100;
   uint32_t outstanding = 64;
   std::string opcode = "write";
-  double burst_len = 1;     // mean loss burst, line-rate packet slots; 1 = independent loss
+  double burst_len = 1;  // mean loss burst, line-rate packet slots; 1 = independent loss
+  // Which packets the loss hits: "both" directions (data, and ACKs, SACKs, NAKs the other way),
+  // or only the direction that carries the "data" (requests, or READ responses).
+  std::string loss_on = "both";
   double qp_rate_gbps = 0;  // per-QP pacing; 0 = line rate
   // Connected QP pairs, each keeping `outstanding` work requests posted (FaSR's Fig. 7(b)/(c)).
   uint32_t qps = 1;
@@ -98,6 +101,7 @@ struct Result {
   uint64_t timeouts = 0;
   uint64_t naks = 0;
   uint64_t sacks = 0;
+  uint64_t fnacks = 0;  // FaSR: lost retransmissions the receiver detected and FNACKed
   uint64_t rx_dropped_sequence = 0;
   uint64_t rx_out_of_order = 0;
   uint64_t pipeline_drops = 0;
@@ -124,6 +128,8 @@ struct Result {
 Time microseconds(double us);
 Rate gigabits(double gbps);
 rnic::WrOpcode wr_opcode(const Options& o);
+// The wire side (sim::NicPair: 0 sends a's packets) whose packets carry the data: b for READ.
+int data_side(const Options& o);
 // The payload/wire ratio of one message's request packets: the goodput a loss-free link can
 // reach. Selective engines add the SR extension header to every request.
 double ceiling_fraction(const Options& o, bool selective, bool lean_sr_header);

@@ -49,6 +49,8 @@ class Requester {
   // The oldest PSN not yet acknowledged: everything before it was delivered.
   uint32_t unacknowledged_psn() const { return una_; }
   uint64_t retransmitted() const { return retransmitted_; }
+  // The recovery engine's per-QP send state, for tests and statistics.
+  const recovery::RequesterState& recovery_state() const { return *engine_; }
 
  private:
   struct Slot {

@@ -51,6 +51,9 @@ class LossyWire {
   // The two ends: what end(0) sends arrives at end(1) and the other way round.
   world::PacketPort& end(int side);
   void set_drop_filter(int side, DropFilter filter);
+  // The random loss of what end `side` sends, from now on (config.loss until set): one
+  // direction can be lossless while the other loses. Throws Error outside [0, 1).
+  void set_loss(int side, double loss);
   // As a PFC pause that end `side` received: it starts no packet before `until` (one already
   // on the wire finishes), so its NIC's port queue fills and the NIC stops.
   void pause(int side, Time until);
@@ -68,6 +71,7 @@ class LossyWire {
     Time busy_until = Time::zero();
     Time paused_until = Time::zero();
     DropFilter filter;
+    double loss = 0;
     LossyWireCounters counters;
     RandomStream random{1};
   };

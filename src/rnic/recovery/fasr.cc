@@ -1,8 +1,5 @@
 #include "bifrost/rnic/recovery/fasr.h"
 
-#include <algorithm>
-#include <bit>
-
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/recovery/fasr_requester.h"
 #include "bifrost/rnic/recovery/fasr_responder.h"
@@ -25,13 +22,12 @@ MemoryFootprint FasrEngine::footprint() const {
 }
 
 MemoryFootprint FasrEngine::implemented_footprint() const {
-  // Each half holds a unit pointer (null, or one of `units`) in the QP context, and flags:
-  // the sender whether an FNACK and a go-back may act (once per new ACK), the receiver its
-  // go-back-N fallback, NAK sent, FNACK sent, and whether this recovery went slow.
-  const auto pointer = std::max<uint64_t>(8, std::bit_width(config_.fasr_pool.units));
-  const uint64_t sender = pointer + 2;
-  const uint64_t receiver = pointer + 4;
-  return {bytes_of_bits(sender + receiver), fasr_pool_bytes(config_.fasr_pool)};
+  // Each half holds a unit pointer and a few flags in the QP context (their nic_state_bits);
+  // the pool is held once.
+  const FasrRequester sender(config_, pool_);
+  const FasrResponder receiver(pool_);
+  return {bytes_of_bits(sender.nic_state_bits() + receiver.nic_state_bits()),
+          fasr_pool_bytes(config_.fasr_pool)};
 }
 
 std::unique_ptr<RequesterState> FasrEngine::make_requester() {

@@ -37,6 +37,11 @@ uint64_t fasr_block_entry_bits(const FasrPoolConfig& config) {
   return config.block_bits + pointer_bits;
 }
 
+uint64_t fasr_unit_pointer_bits(const FasrPoolConfig& config) {
+  // units + 1 values: one per unit and null.
+  return std::max<uint64_t>(8, std::bit_width(config.units));
+}
+
 uint64_t fasr_unit_bits(const FasrPoolConfig& config) {
   return fasr_unit_layout(config.blocks).bits();
 }

@@ -66,7 +66,14 @@ void FasrRequester::on_ack(uint32_t una) {
 }
 
 void FasrRequester::on_aack(uint8_t lost_cnt, bool overflow) {
-  if (recovering()) adopt(Carried{true, lost_cnt, overflow});
+  if (!recovering()) return;
+  // An AACK is for the falls of lost-cnt that arriving retransmissions cause. A rise is a new
+  // loss, which the SACK of the packet that showed it reports with its gap; an AACK that shows
+  // the rise first (that SACK was lost, or is behind it) is not adopted, so that the next SACK
+  // beyond sack-high still sees lost-cnt grow and resends its gap.
+  const FasrUnit& u = unit();
+  if (!u.overflow && (overflow || lost_cnt > u.lost_cnt)) return;
+  adopt(Carried{true, lost_cnt, overflow});
 }
 
 void FasrRequester::adopt(const Carried& carried) {
@@ -246,6 +253,10 @@ std::optional<uint32_t> FasrRequester::next_retransmission(uint32_t una, uint32_
 
 bool FasrRequester::may_send_new(uint32_t in_flight) const {
   return in_flight < config_.bdp_packets;
+}
+
+uint64_t FasrRequester::nic_state_bits() const {
+  return fasr_unit_pointer_bits(pool_->config()) + 2;  // fnack_armed_, go_back_armed_
 }
 
 Time FasrRequester::timeout(uint32_t in_flight, Time /*qp_timeout*/) const {

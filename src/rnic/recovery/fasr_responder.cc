@@ -40,6 +40,10 @@ uint32_t FasrResponder::blocks() const {
   return unit_ == FasrPool::kNull ? 0 : pool_->unit(unit_).block_count;
 }
 
+uint64_t FasrResponder::nic_state_bits() const {
+  return fasr_unit_pointer_bits(pool_->config()) + 4;  // gbn_, nak_sent_, fnack_sent_, went_slow_
+}
+
 uint32_t FasrResponder::sack_info() const {
   return wire::encode_fasr_info({lost_cnt(), overflow(), false});
 }

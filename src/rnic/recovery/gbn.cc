@@ -48,6 +48,8 @@ class GbnResponder final : public ResponderState {
     }
     return Feedback::none;
   }
+  // The expected PSN and the NAK flag are the base context's.
+  uint64_t nic_state_bits() const override { return 0; }
 
  private:
   bool nak_sent_ = false;
@@ -90,6 +92,9 @@ class GbnRequester final : public RequesterState {
     if (adaptive_rto_ == Time::zero()) return hardware;
     return std::min(hardware, adaptive_rto_ * (int64_t{1} << timeouts_in_a_row_));
   }
+  // The rewind flag and PSN (and ConnectX-5's count of timeouts in a row) are what a go-back-N
+  // NIC's base context holds, the baseline the other engines are counted against.
+  uint64_t nic_state_bits() const override { return 0; }
 
  private:
   void go_back(uint32_t psn, uint32_t snd_max) {
@@ -116,6 +121,11 @@ GbnEngine::GbnEngine(const RecoveryConfig& config) : config_(config) {
     throw Error("recovery: the adaptive first timeout must be 0 (off) to 1 s (got {} us)",
                 config.gbn_adaptive_rto.picoseconds() / 1e6);
   }
+}
+
+MemoryFootprint GbnEngine::implemented_footprint() const {
+  return {bytes_of_bits(GbnRequester(config_).nic_state_bits() + GbnResponder().nic_state_bits()),
+          0};
 }
 
 std::unique_ptr<RequesterState> GbnEngine::make_requester() {

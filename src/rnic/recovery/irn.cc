@@ -12,7 +12,7 @@ namespace {
 class IrnResponder final : public ResponderState {
  public:
   IrnResponder(uint32_t window, bool host_bitmap, Time access)
-      : received_(window), host_bitmap_(host_bitmap), access_(access) {}
+      : received_(window), window_(window), host_bitmap_(host_bitmap), access_(access) {}
 
   Arrival classify(uint32_t psn, uint32_t expected, uint32_t span) override {
     received_.move_to(expected);
@@ -40,6 +40,9 @@ class IrnResponder final : public ResponderState {
   Feedback feedback(Arrival arrival) override { return selective_feedback(arrival); }
   // SRNIC's on-NIC share: the cached bitmap word and its index (a 24-bit PSN's word).
   static constexpr uint64_t kNicWordBits = 64 + 18;
+  // IRN: the received bitmap, one bit per PSN in flight; SRNIC: only the cached word (the
+  // bitmap is in host memory).
+  uint64_t nic_state_bits() const override { return host_bitmap_ ? kNicWordBits : window_; }
   // SRNIC: an out-of-order arrival writes the host bitmap; an in-order one must read it
   // whenever out-of-order PSNs are recorded, to learn how far the expected PSN moves. The NIC
   // holds the one 64-bit bitmap word it touched last: an access to that word needs no PCIe
@@ -56,6 +59,7 @@ class IrnResponder final : public ResponderState {
 
  private:
   PsnBitmap received_;
+  uint32_t window_;  // one bit per PSN in flight (received_ rounds its words up)
   bool host_bitmap_;
   Time access_;
   uint32_t cached_word_ = UINT32_MAX;  // SRNIC: the bitmap word on the NIC
@@ -109,6 +113,10 @@ class IrnRequester final : public RequesterState {
   }
   // Beside the two bitmaps: recovering, and three PSNs (recovery end, scan, highest).
   static constexpr uint64_t kRecoveryStateBits = 1 + 3 * 24;
+  // The SACKed and resent bitmaps, one bit per PSN in flight each, and the recovery state.
+  uint64_t nic_state_bits() const override {
+    return 2 * uint64_t{config_.bdp_packets} + kRecoveryStateBits;
+  }
 
  private:
   // Everything from `from` that was not SACKed is resent (a timeout, or a NAK).
@@ -147,10 +155,9 @@ IrnEngine::IrnEngine(const RecoveryConfig& config, bool bitmap_in_host_memory)
 }
 
 MemoryFootprint IrnEngine::implemented_footprint() const {
-  const uint64_t bdp = config_.bdp_packets;
-  const uint64_t receiver = host_bitmap_ ? IrnResponder::kNicWordBits : bdp;
-  const uint64_t sender = 2 * bdp + IrnRequester::kRecoveryStateBits;
-  return {bytes_of_bits(receiver + sender), 0};
+  const IrnRequester sender(config_);
+  const IrnResponder receiver(config_.bdp_packets, host_bitmap_, config_.srnic_bitmap_access);
+  return {bytes_of_bits(sender.nic_state_bits() + receiver.nic_state_bits()), 0};
 }
 
 MemoryFootprint IrnEngine::footprint() const {

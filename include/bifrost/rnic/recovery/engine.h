@@ -65,6 +65,9 @@ class ResponderState {
   // The state a cumulative ACK carries in an SR extension, if any (FaSR's AACK: lost-cnt while
   // the receiver is in loss recovery).
   virtual std::optional<uint32_t> ack_info() const { return std::nullopt; }
+  // Bits of NIC memory this state keeps beyond the base context and the shared structures,
+  // counted from what it holds (Engine::implemented_footprint sums both halves).
+  virtual uint64_t nic_state_bits() const = 0;
 };
 
 // Per-QP send-side state. PSNs are 24-bit; `una` is the oldest unacknowledged PSN and `snd_max`
@@ -94,6 +97,9 @@ class RequesterState {
   // The retransmission timeout with `in_flight` packets outstanding; `qp_timeout` is the QP's
   // own attribute (4.096 us * 2^timeout), which hardware GBN uses.
   virtual Time timeout(uint32_t in_flight, Time qp_timeout) const = 0;
+  // Bits of NIC memory this state keeps beyond the base context and the shared structures,
+  // counted from what it holds (Engine::implemented_footprint sums both halves).
+  virtual uint64_t nic_state_bits() const = 0;
 };
 
 // NIC memory a recovery engine needs.
@@ -118,8 +124,8 @@ class Engine {
   // BDP bitmaps, SRNIC 12 B, FaSR a 1 B pointer + its 1,600 B pool, GBN nothing.
   virtual MemoryFootprint footprint() const = 0;
   // What this implementation keeps on the NIC beyond the base context, both halves of a QP
-  // (the sender's state too) and every shared structure, counted from the state each engine's
-  // per-QP objects hold: the like-for-like count.
+  // (the sender's state too) and every shared structure: per QP, the nic_state_bits its
+  // requester and responder states report; the like-for-like count.
   virtual MemoryFootprint implemented_footprint() const = 0;
   // True if the SR extensions this engine's packets carry are charged at their lean size.
   virtual bool lean_sr_header() const { return false; }

@@ -32,6 +32,9 @@ uint64_t fasr_pool_bytes(const FasrPoolConfig& config);
 // layout; block_bits plus the next pointer per block. What "bytes in use" counts.
 uint64_t fasr_unit_bits(const FasrPoolConfig& config);
 uint64_t fasr_block_entry_bits(const FasrPoolConfig& config);
+// Bits of the per-QP pointer to a unit: the paper's byte, wider only for more than 255 units
+// (null is one more value).
+uint64_t fasr_unit_pointer_bits(const FasrPoolConfig& config);
 
 // One SR state unit: what a QP in loss recovery keeps.
 struct FasrUnit {

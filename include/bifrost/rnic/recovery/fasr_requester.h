@@ -13,7 +13,8 @@
 //   ACK that says nothing of lost-cnt leaves the sender comparing against a stale, higher
 //   count, so a later loss looks like a lost SACK. bifrost resolves this on the wire: the
 //   receiver's ACKs carry lost-cnt while it is in recovery (the paper's AACK), and the sender
-//   adopts it (docs/rnic.md, "FaSR's AACK").
+//   adopts it when it fell; a rise is left for the next SACK to show with its gap (docs/rnic.md,
+//   "FaSR's AACK").
 // - A retransmission timeout, or an FNACK (once per new ACK), by the last carried lost-cnt:
 //   > 1 (or overflow) resend UNACK and every PSN between UNACK and sack-high the bitmap does
 //   not hold; 1 resend UNACK only, no bitmap; 0 (no unit) go back to UNACK.
@@ -46,6 +47,9 @@ class FasrRequester final : public RequesterState {
   std::optional<uint32_t> next_retransmission(uint32_t una, uint32_t snd_max) override;
   bool may_send_new(uint32_t in_flight) const override;
   Time timeout(uint32_t in_flight, Time qp_timeout) const override;
+  // The unit pointer and the two once-per-new-ACK flags; UNACK is the base context's, the
+  // rest is in the unit.
+  uint64_t nic_state_bits() const override;
 
   // For tests.
   bool recovering() const { return unit_ != FasrPool::kNull; }

@@ -42,6 +42,8 @@ class FasrResponder final : public ResponderState {
   // While a unit is held: the lost-cnt every ACK carries (the AACK), so that the sender sees
   // it fall as retransmissions arrive.
   std::optional<uint32_t> ack_info() const override;
+  // The unit pointer and four flags: go-back-N fallback, NAK sent, FNACK sent, went slow.
+  uint64_t nic_state_bits() const override;
 
   // For tests and statistics.
   Path path() const;

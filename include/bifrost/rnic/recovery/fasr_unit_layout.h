@@ -31,6 +31,12 @@ struct FasrUnitLayout {
   constexpr uint64_t bits() const { return kStateBits + kBitmaps * per_bitmap_bits(); }
 };
 
+// The paper's unit, checked where it is defined: 20 B of state, five bitmaps of two 1-byte
+// pointers, a 10-bit compression-cnt and a 3-bit lost-cnt each, 305 bits, "38B".
+static_assert(FasrUnitLayout{}.per_bitmap_bits() == 2 * 8 + 10 + 3);
+static_assert(FasrUnitLayout{}.bits() == 20 * 8 + 10 * 8 + 5 * 10 + 5 * 3);
+static_assert(FasrUnitLayout{}.bits() / 8 == FasrUnitLayout::kPaperBytes);
+
 // The layout whose pointers name every one of `blocks` bitmap blocks.
 constexpr FasrUnitLayout fasr_unit_layout(uint32_t blocks) {
   const auto needed = static_cast<uint32_t>(std::bit_width(blocks > 0 ? blocks - 1 : 0u));
