@@ -66,6 +66,7 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
   d.data_path.ack_delay = sc.nic.ack_delay;
   d.rate_limiter.change_delay = sc.nic.rate_change_delay;
   d.per_priority_limiters = sc.nic.per_priority_limiters;
+  d.complete_sends_at_transmit = sc.nic.transmit_timestamps;
   d.data_path.ecn_capable = sc.switches.ecn.has_value();
   if (sc.nic.dcqcn) {
     const scenario::DcqcnSpec& s = sc.nic.dcqcn_spec;

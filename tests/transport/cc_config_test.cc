@@ -204,7 +204,7 @@ TEST(CcConfig, TimelyAndDctcpTakeTheirPathFields) {
   const TimelyParams t = CcConfig{.kind = CcKind::timely}.timely_params(path);
   EXPECT_EQ(t.line_rate, Rate::Gbps(40));
   EXPECT_EQ(t.additive_increase, Rate::Mbps(40));  // the paper's 10 Mb/s at 10 Gb/s, scaled
-  EXPECT_EQ(t.min_rate, Rate::Mbps(10));
+  EXPECT_EQ(t.min_rate, Rate::Mbps(400));  // ns3-rdma's 1% of the line rate
   EXPECT_EQ(t.base_rtt, Time::us(12));
   EXPECT_EQ(t.mss, 2048u);
   EXPECT_EQ(t.t_low, Time::us(50));  // the TIMELY paper's constants stay

@@ -7,7 +7,7 @@
 namespace bifrost::sim::scenario::detail {
 
 namespace {
-constexpr std::array<std::string_view, 27> kKeys = {"model",
+constexpr std::array<std::string_view, 28> kKeys = {"model",
                                                     "profile",
                                                     "recovery",
                                                     "dcqcn",
@@ -33,7 +33,8 @@ constexpr std::array<std::string_view, 27> kKeys = {"model",
                                                     "dcqcn_cnp_interval",
                                                     "dcqcn_cnp_scope",
                                                     "rate_change_delay",
-                                                    "per_priority_limiters"};
+                                                    "per_priority_limiters",
+                                                    "transmit_timestamps"};
 // The DCQCN keys: "dcqcn_g" .. "dcqcn_cnp_scope".
 constexpr size_t kFirstDcqcnKey = 14;
 constexpr size_t kEndDcqcnKeys = 25;
@@ -156,6 +157,7 @@ NicConfig parse_nic(const TableReader& r, Bytes mtu, const Topology& topology) {
   if (auto bank = r.integer("per_priority_limiters", 0, 64)) {
     n.per_priority_limiters = static_cast<uint32_t>(*bank);
   }
+  n.transmit_timestamps = r.boolean("transmit_timestamps").value_or(false);
   if (const toml::table* profiles = r.subtable("profile")) {
     n.profiles = parse_nic_profiles(TableReader(*profiles, "nic.profile", r.file()), n, topology);
   }

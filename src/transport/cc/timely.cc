@@ -11,7 +11,7 @@ TimelyParams timely_params_for(const CcParams& params) {
   TimelyParams p;
   p.line_rate = params.line_rate;
   p.additive_increase = Rate::bps(std::max<int64_t>(1, params.line_rate.bits_per_second() / 1000));
-  p.min_rate = std::min(p.min_rate, params.line_rate);
+  p.min_rate = Rate::bps(std::max<int64_t>(1, params.line_rate.bits_per_second() / 100));
   p.base_rtt = params.base_rtt;
   p.mss = params.mss;
   return p;

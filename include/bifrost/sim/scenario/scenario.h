@@ -263,6 +263,10 @@ struct NicConfig {
   // instead of one per QP (0: per QP; ConnectX-3 Pro has 8).
   Bytes rate_change_delay{0};
   uint32_t per_priority_limiters = 0;
+  // Send completions and their timestamps when the last packet leaves the NIC, as the real
+  // runtime has them (rnic::DeviceConfig::complete_sends_at_transmit): Bifröst RC's RTT samples
+  // then run from that departure instead of from posting.
+  bool transmit_timestamps = false;
   // Hosts not named by a profile have the soft RNIC these keys describe.
   std::vector<NicProfileSpec> profiles;
 };

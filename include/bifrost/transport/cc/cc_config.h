@@ -72,7 +72,7 @@ struct VegasBlock {
 struct TimelyBlock {
   TimelyParams params{};  // line_rate and base_rtt are always the path's, mss the unit size
   std::optional<Rate> additive_increase;  // derived: a thousandth of the line rate
-  std::optional<Rate> min_rate;           // derived: 10 Mb/s, at most the line rate
+  std::optional<Rate> min_rate;           // derived: a hundredth of the line rate
 };
 
 struct DctcpBlock {

@@ -12,9 +12,12 @@
 //   otherwise:     rate *= 1 - beta * gradient
 //
 // Defaults are the TIMELY paper's (alpha 0.875, beta 0.8, t_low 50 us, t_high 500 us, min RTT
-// 20 us, HAI after 5), as ns3-rdma's TIMELY that RoGUE's authors used also sets them. The
-// paper's delta of 10 Mb/s is for 10 Gb/s NICs; ours is a thousandth of the line rate (10 Mb/s
-// at 10 Gb/s, 40 Mb/s at RoGUE's simulated 40 Gb/s): scaled, and a path field.
+// 20 us, HAI after 5), as ns3-rdma's TIMELY that RoGUE's authors used also sets them (it never
+// enters HAI, N stays 1). The paper's delta of 10 Mb/s is for 10 Gb/s NICs; ours is a
+// thousandth of the line rate (10 Mb/s at 10 Gb/s, 40 Mb/s at RoGUE's simulated 40 Gb/s):
+// scaled, and a path field. The floor is ns3-rdma's, 1% of the line rate: a gradient above
+// 1 / beta would take the rate below zero, and at a few Mb/s the samples that could raise it
+// again come milliseconds apart.
 //
 // TIMELY starts at line rate (it has no slow start: the RoGUE paper's point in §5.7), keeps its
 // rate on losses and timeouts (it assumes PFC; the reliability layer repairs), and has no window
@@ -32,10 +35,10 @@ struct TimelyParams {
   double beta = 0.8;     // multiplicative decrease factor
   Time t_low = Time::us(50);
   Time t_high = Time::us(500);
-  Time min_rtt = Time::us(20);  // normalises the gradient
-  uint32_t hai_threshold = 5;   // gradient <= 0 updates in a row before hyperactive increase
-  uint32_t hai_factor = 5;      // N in hyperactive increase
-  Rate min_rate = Rate::Mbps(10);
+  Time min_rtt = Time::us(20);      // normalises the gradient
+  uint32_t hai_threshold = 5;       // gradient <= 0 updates in a row before hyperactive increase
+  uint32_t hai_factor = 5;          // N in hyperactive increase
+  Rate min_rate = Rate::Mbps(100);  // path: line rate / 100
   Rate additive_increase = Rate::Mbps(10);  // path: line rate / 1000
   Rate line_rate = Rate::Gbps(10);          // path
   Time base_rtt = Time::us(50);             // path: sizes the window
@@ -46,7 +49,8 @@ struct TimelyParams {
   void validate() const;
 };
 
-// The paper's constants with delta = line rate / 1000 and the path's rate, RTT and unit size.
+// The paper's constants with delta = line rate / 1000, a floor of line rate / 100, and the
+// path's rate, RTT and unit size.
 TimelyParams timely_params_for(const CcParams& params);
 
 class Timely final : public CongestionControl {

@@ -1,0 +1,30 @@
+"""convergence.png: per-flow goodput over time of the Fig. 16 series (RoGUE, TIMELY, DCQCN),
+one panel each, as the paper's Fig. 16 (a)-(c).
+Usage: plot.py SAMPLES_CSV OUT_PNG"""
+import csv
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+panels = ["rogue", "timely", "dcqcn"]
+data = defaultdict(lambda: defaultdict(list))
+for row in csv.DictReader(open(sys.argv[1])):
+    if row["series"] in panels:
+        data[row["series"]][row["flow"]].append((float(row["end_s"]), float(row["gbps"])))
+fig, axes = plt.subplots(1, 3, figsize=(12, 3.2), sharey=True)
+for ax, series in zip(axes, panels):
+    for flow, points in sorted(data[series].items()):
+        points.sort()
+        ax.plot([t for t, _ in points], [g for _, g in points], marker=".", label=f"host {flow}")
+    ax.set_title(series)
+    ax.set_xlabel("time (s)")
+    ax.grid(alpha=0.3)
+axes[0].set_ylabel("per-flow goodput (Gb/s)")
+axes[0].set_ylim(0, 42)
+axes[-1].legend(fontsize=7)
+fig.tight_layout()
+fig.savefig(sys.argv[2], dpi=120)
