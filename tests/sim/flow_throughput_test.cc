@@ -21,15 +21,13 @@ using metrics::FlowThroughputSeries;
 FlowThroughputSeries::Sample sample(uint64_t flow, Time start, Time end, Bytes bytes, bool whole,
                                     std::optional<double> dcqcn_gbps = std::nullopt,
                                     std::optional<double> dcqcn_alpha = std::nullopt) {
-  FlowThroughputSeries::Sample out;
-  out.flow = flow;
-  out.start = start;
-  out.end = end;
-  out.bytes = bytes;
-  out.whole = whole;
-  out.dcqcn_gbps = dcqcn_gbps;
-  out.dcqcn_alpha = dcqcn_alpha;
-  return out;
+  return {.flow = flow,
+          .start = start,
+          .end = end,
+          .bytes = bytes,
+          .whole = whole,
+          .dcqcn_gbps = dcqcn_gbps,
+          .dcqcn_alpha = dcqcn_alpha};
 }
 
 TEST(FlowThroughputSeries, JainPerIntervalFromWholeSamplesOnly) {
