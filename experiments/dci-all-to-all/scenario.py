@@ -53,6 +53,8 @@ flows = {flows}
 size_buckets = ["100KB", "1MB"]
 percentiles = [50, 99]
 queue_interval = "50us"
+throughput_interval = "1ms"   # the DCI link's throughput in these runs: Fig. 15 (summarize.py)
+throughput_links = ["dci"]
 '''
 
 

@@ -10,6 +10,7 @@ when its source and destination are on different sides of 16.
 import csv
 import json
 import pathlib
+import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
@@ -81,12 +82,23 @@ def rows_of_run(run_dir, cc, length, scheme, cdf, load):
             "switch_drops": summary["drops"]["total"],
             "pauses": summary["pauses"]["count"],
             "long_haul_paused_ms": long_haul_paused,
+            # Fig. 15: the long link's throughput in these runs, both directions' means
+            # over the run (empty for runs made before the sampling was added).
+            "dci_gbps_per_direction": dci_gbps(summary),
             "in_dc_paused_ms": inside_paused,
             "nic_retransmissions": log_counter(log, "NIC retransmissions"),
             "nic_timeouts": log_counter(log, "timeouts"),
             "wall_s": round(summary["wall_seconds"], 1),
         })
     return rows
+
+
+def dci_gbps(summary):
+    # With SWING the series is the long link between the relays (dc0.border/swing0->...).
+    long_link = re.compile(r"dc([01])\.border(/swing\d+)?->dc([01])\.border(/swing\d+)?(#\d+)?")
+    series = [v["mean_gbps"] for k, v in summary.get("throughput", {}).items()
+              if (m := long_link.fullmatch(k)) and m.group(1) != m.group(3)]
+    return round(sum(series) / len(series), 1) if series else ""
 
 
 def add_vs_pfc(rows):

@@ -29,7 +29,7 @@ def irn_rtos_us(length):
 
 def scenario_text(scheme, cdf, load, length, sizing, flows, seed, dcqcn, duration="2s"):
     v = fct.values(scheme, cdf, load, length, sizing, flows, seed, dcqcn, duration)
-    if scheme == "irn":
+    if scheme == "irn" and not fct.IRN_PAPER:  # IRN_PAPER=1: scenario.py sets the same RTOs
         low, high = irn_rtos_us(length)
         v["NIC_EXTRA"] += f'\nrto_low = "{low}us"\nrto_high = "{high}us"'
     return fct.fill(v)

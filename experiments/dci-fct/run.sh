@@ -13,8 +13,11 @@ source "$(dirname "$0")/../common.sh"
 flows="${FLOWS:-1 8 32 128}"
 schemes="${SCHEMES:-pfc dci swing}"
 seed="${SEED:-1}"
+pfc_mode="${PFC:-paper}"   # paper (XOFF = XON 6 MiB + 9.5 MiB headroom) or ours (XOFF 10 MB)
 out="${OUT:-$root/out/dci-fct}"
-if [ "$seed" = 1 ]; then results="$here/results.csv"; else results="$here/results_seed$seed.csv"; fi
+suffix=""
+if [ "$pfc_mode" != paper ]; then suffix="_pfc$pfc_mode"; fi
+if [ "$seed" = 1 ]; then results="$here/results$suffix.csv"; else results="$here/results_seed$seed$suffix.csv"; fi
 
 cd "$root"
 build_tools bifrost-sim
@@ -28,7 +31,15 @@ mkdir -p "$out"
 # DCI's H is left to the code (Delta + 2 Rs T + k S).
 flow_control() {
   case "$1" in
-    pfc) printf '[switch.flow_control.dci]\nkind = "pfc"\nthreshold = "static"\nxoff = "10MB"\nxon = "9.9MB"\n' ;;
+    # PFC=paper (the default): section VI-A1's XOFF = XON 6 MB with 9.5 MB of headroom (the
+    # paper's MB are MiB, experiments/dci-buffer); PFC=ours: XOFF one round trip (10 MB), XON
+    # 9.9 MB, headroom from the link (the sensitivity rows).
+    pfc)
+      if [ "$pfc_mode" = paper ]; then
+        printf '[switch.flow_control.dci]\nkind = "pfc"\nthreshold = "static"\nxoff = "6MiB"\nxon = "6MiB"\nheadroom = "9.5MiB"\n'
+      else
+        printf '[switch.flow_control.dci]\nkind = "pfc"\nthreshold = "static"\nxoff = "10MB"\nxon = "9.9MB"\n'
+      fi ;;
     dci) printf '[switch.flow_control.dci]\nkind = "dci"\nslot = "10us"\nleak_every = 1\n' ;;
     # SWING: a relay at each end of each long link; relay buffer from its rule (one round trip
     # plus jitter), the switches pause their relays with PFC at 198 KB.
@@ -62,8 +73,8 @@ done
 /usr/bin/python3 "$here/summarize.py" "$out" "$results"
 # Seed 1 as bars, the other seeds' results as dots.
 csvs=()
-for f in "$here/results.csv" "$here"/results_seed*.csv; do
+for f in "$here/results$suffix.csv" "$here"/results_seed?$suffix.csv; do
   if [ -e "$f" ]; then csvs+=("$f"); fi
 done
-/usr/bin/python3 "$here/plot.py" "${csvs[@]}" "$here/fct.png"
+/usr/bin/python3 "$here/plot.py" "${csvs[@]}" "$here/fct$suffix.png"
 cat "$results"

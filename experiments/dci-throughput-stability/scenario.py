@@ -71,6 +71,7 @@ path = "long_flows.csv"
 throughput_interval = "{interval}"
 throughput_links = ["dci", "fabric"]
 queue_interval = "{interval}"
+flow_throughput_interval = "{interval}"  # per-flow goodput and the sender QP's DCQCN rate, CNPs
 size_buckets = ["100KB", "1MB"]
 percentiles = [50, 99]
 '''

@@ -39,6 +39,32 @@ INTRA_XOFF = 288_000       # paper: intra-DC PFC XOFF = XON = 288 KB
 SWING_XOFF = "198KB"       # paper: SWING relay XON/XOFF
 SHARED = 10_000_000        # paper: 10 MB shared buffer per switch
 ECN = ("400KB", "1600KB", "0.2")  # DCQCN marking (kmin, kmax, pmax): our choice, see README
+# The paper gives no CBFC update period (section VI-B, "CBFC-ideal settings"): ours is 1 us,
+# README "CBFC's update period"; CBFC_UPDATE_PERIOD changes it for the sensitivity rows.
+CBFC_UPDATE_PERIOD = os.environ.get("CBFC_UPDATE_PERIOD", "1us")
+# SWING's trigger (docs/net.md, "SWING"): "relay" (ours, the default) or "threshold" (the
+# paper's: the relay's own 198 KB XON/XOFF on its long-link queue).
+SWING_TRIGGER = os.environ.get("SWING_TRIGGER", "relay")
+# IRN_PAPER=1: IRN with the paper's bitmap (50,134 packets) and its RTOs scaled with the link
+# (6,017 / 7,075 us at 600 km); default: one host-rate round trip of packets, RTOs 100 / 320 us.
+IRN_PAPER = os.environ.get("IRN_PAPER", "0") == "1"
+PAPER_IRN_BITMAP = 50_134
+# DCQCN_PROFILE: the NICs' DCQCN constants. "mlx5" (the simulator's defaults: minimum rate
+# 1 Mb/s, increase timer 300 us, AI 5 Mb/s, HAI 50 Mb/s, g 5/1024, five fast-recovery stages);
+# "hpcc": those of the ns-3 RDMA simulator of the HPCC paper and its derivatives, which section
+# VI-B's "ns-3 simulations" with "DCQCN [44]" may have used (our guess, the paper names none):
+# minimum rate 100 Mb/s, AI 50 Mb/s, HAI 100 Mb/s, g 1/256, one fast-recovery stage, the 300 us
+# timer and the 4 us decrease period kept. README of dci-throughput-stability, "DCQCN".
+DCQCN_PROFILE = os.environ.get("DCQCN_PROFILE", "mlx5")
+# FLOW_SAMPLES (a time such as "100us"): also write flow_throughput.csv, each running flow's
+# goodput and its sender QP's DCQCN rate and alpha per interval; default: not written.
+FLOW_SAMPLES = os.environ.get("FLOW_SAMPLES", "")
+DCQCN_PROFILES = {
+    "mlx5": "",
+    "hpcc": ('\ndcqcn_min_rate = "100Mbps"\ndcqcn_additive_increase = "50Mbps"\n'
+             'dcqcn_hyper_increase = "100Mbps"\ndcqcn_g = 0.00390625\n'
+             'dcqcn_fast_recovery_stages = 1'),
+}
 
 
 def one_way_s(length):
@@ -106,7 +132,7 @@ headroom = "{sizing['pfc_headroom']}B"
             tables.append(f'''[switch.flow_control.{cls}]
 kind = "cbfc"
 buffer = "{buf}B"
-update_period = "1us"
+update_period = "{CBFC_UPDATE_PERIOD}"
 field_bits = 0
 ''')
         return "\n".join(tables)
@@ -114,6 +140,7 @@ field_bits = 0
         return INTRA_PFC + f'''
 [switch.flow_control.dci]     # relay buffer: SWING's rule (swing_relay_buffer), the default
 kind = "swing"
+trigger = "{SWING_TRIGGER}"
 xoff = "{SWING_XOFF}"
 xon = "{SWING_XOFF}"
 relay_delay = "1us"
@@ -130,7 +157,15 @@ def nic_extra(scheme, sizing):
     # packets per 1.05 ms timeout (README, "Before and after the ACK-delay bound").
     extra = ""
     if scheme == "irn":
-        extra += f'recovery = "irn"\nbdp_packets = {sizing["irn_bdp_packets"]}'
+        if IRN_PAPER:
+            # Section VI-B literally: a 50,134-packet bitmap and RTO_low / RTO_high 6,017 /
+            # 7,075 us at 600 km, the RTOs scaled with the link as experiments/dci-distance does
+            # (round trip + 17 us / + 1,075 us).
+            rtt_us = 2 * one_way_s(sizing["length"]) * 1e6
+            extra += (f'recovery = "irn"\nbdp_packets = {PAPER_IRN_BITMAP}\n'
+                      f'rto_low = "{round(rtt_us + 17)}us"\nrto_high = "{round(rtt_us + 1075)}us"')
+        else:
+            extra += f'recovery = "irn"\nbdp_packets = {sizing["irn_bdp_packets"]}'
     return extra
 
 
@@ -141,8 +176,10 @@ def values(scheme, cdf, load, length, sizing, flows, seed, dcqcn, duration="500m
         "ECN_KMIN": ECN[0], "ECN_KMAX": ECN[1], "ECN_PMAX": ECN[2],
         "FLOW_CONTROL": flow_control(scheme, sizing),
         "DCQCN": "true" if dcqcn else "false",
-        "NIC_EXTRA": nic_extra(scheme, sizing),
+        "NIC_EXTRA": nic_extra(scheme, sizing) + (DCQCN_PROFILES[DCQCN_PROFILE] if dcqcn else ""),
         "CDF": cdf, "LOAD": load, "FLOWS": flows,
+        "FLOW_SAMPLES": (f'flow_throughput_interval = "{FLOW_SAMPLES}"  # per-QP DCQCN rates'
+                         if FLOW_SAMPLES else ""),
     }
 
 

@@ -137,6 +137,13 @@ class RdmaCarrier : public FlowCarrier {
   uint64_t packets(uint64_t id) const override { return flows_.records()[id].packets; }
   uint64_t delivered_bytes(uint64_t id) override { return flows_.delivered_bytes(id); }
   bool immediate_last() const override { return true; }
+  std::optional<QpRateSample> sender_rate(uint64_t id) const override {
+    if constexpr (requires { flows_.sender_rate(id); }) {
+      return flows_.sender_rate(id);
+    } else {
+      return std::nullopt;
+    }
+  }
   std::string description() const override { return text_; }
   void add_counters(RunSummary& summary) const override {
     const rnic::DataPathCounters c = flows_.counters();

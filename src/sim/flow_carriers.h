@@ -9,6 +9,7 @@
 
 #include "bifrost/sim/event_kernel.h"
 #include "bifrost/sim/network.h"
+#include "bifrost/sim/rnic_flows.h"
 #include "bifrost/sim/scenario/scenario.h"
 #include "bifrost/sim/simulation.h"
 #include "bifrost/sim/transport_flows.h"
@@ -29,6 +30,9 @@ class FlowCarrier {
   virtual uint64_t delivered_bytes(uint64_t id) = 0;
   // For the ideal FCT: the last packet carries 4 bytes of immediate data (RDMA carriers).
   virtual bool immediate_last() const = 0;
+  // Flow `id`'s sender QP under DCQCN now; nullopt when the flow is not running or the
+  // carrier has no such QP.
+  virtual std::optional<QpRateSample> sender_rate(uint64_t /*id*/) const { return std::nullopt; }
   virtual std::string description() const = 0;  // for the progress header
   // The carrier's own counters: NIC retransmissions and timeouts, transport totals.
   virtual void add_counters(RunSummary& summary) const = 0;

@@ -33,11 +33,17 @@ void FlowSampler::sample(Time now) {
     const Time end = done ? std::max(*finish, r.since) : now;
     const uint64_t bytes = carrier_.delivered_bytes(r.id);
     if (end > r.since) {
-      out_.add({.flow = r.id,
-                .start = r.since,
-                .end = end,
-                .bytes = Bytes(bytes - std::min(bytes, r.bytes)),
-                .whole = full_interval && r.since == previous_ && end == now});
+      metrics::FlowThroughputSeries::Sample s;
+      s.flow = r.id;
+      s.start = r.since;
+      s.end = end;
+      s.bytes = Bytes(bytes - std::min(bytes, r.bytes));
+      s.whole = full_interval && r.since == previous_ && end == now;
+      if (const auto qp = carrier_.sender_rate(r.id)) {
+        if (qp->rate) s.dcqcn_gbps = qp->rate->gbps();
+        s.dcqcn_alpha = qp->alpha;
+      }
+      out_.add(s);
     }
     if (done) {
       r = running_.back();

@@ -17,6 +17,12 @@ uint64_t lossless_count(const NetworkConfig& config) {
   return static_cast<uint64_t>(std::popcount(config.lossless_priorities));
 }
 
+net::SwingTrigger trigger_of(const scenario::SwingFlowControl& swing) {
+  return swing.trigger == scenario::SwingFlowControl::Trigger::kThreshold
+             ? net::SwingTrigger::kOwnThreshold
+             : net::SwingTrigger::kRelaySwitchPauses;
+}
+
 }  // namespace
 
 const scenario::SwingFlowControl* Network::swing_of(const NetworkConfig& config,
@@ -35,13 +41,15 @@ Network::LinkInfo Network::build_swing_link(const NetworkConfig& config,
   const uint32_t frame = max_data_frame(config.mtu);
   // Each lossless priority reserves the long-link buffer and the local xoff + headroom; lossy
   // traffic shares a switch buffer's worth besides.
+  // As install_swing_relay's default: the rule, plus xoff when the relay has its own threshold.
+  const Bytes rule = net::swing_relay_buffer({.rate = long_link.rate,
+                                              .propagation = long_link.propagation,
+                                              .jitter = long_link.jitter,
+                                              .relay_latency = config.switch_latency,
+                                              .max_frame_bytes = frame,
+                                              .overhead_bytes = long_link.frame_overhead_bytes});
   const Bytes buffer = swing.buffer.value_or(
-      net::swing_relay_buffer({.rate = long_link.rate,
-                               .propagation = long_link.propagation,
-                               .jitter = long_link.jitter,
-                               .relay_latency = config.switch_latency,
-                               .max_frame_bytes = frame,
-                               .overhead_bytes = long_link.frame_overhead_bytes}));
+      trigger_of(swing) == net::SwingTrigger::kOwnThreshold ? swing.xoff + rule : rule);
   const Bytes local_headroom = net::pfc_headroom_bound(
       {long_link.rate, swing.relay_delay, config.switch_latency, frame, frame});
   const Bytes per_priority = buffer + swing.xoff + local_headroom;
@@ -83,6 +91,7 @@ void Network::install_swing(const NetworkConfig& config, const scenario::SwingFl
   const std::array<uint32_t, 2> nodes = {links_[link].a, links_[link].b};
   net::SwingConfig c;
   c.priorities = config.lossless_priorities;
+  c.trigger = trigger_of(swing);
   c.buffer = swing.buffer;
   c.xoff = swing.xoff;
   c.xon = swing.xon;

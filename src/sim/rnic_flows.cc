@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bifrost/core/error.h"
+#include "bifrost/rnic/cc/dcqcn.h"
 #include "bifrost/rnic/connect.h"
 #include "bifrost/rnic/recovery/fasr.h"
 #include "bifrost/rnic/responder.h"
@@ -148,6 +149,18 @@ uint64_t RnicFlows::delivered_bytes(uint64_t id) {
     a.last_psn = psn;
   }
   return std::min(size, a.in_order * config_.mtu);
+}
+
+std::optional<QpRateSample> RnicFlows::sender_rate(uint64_t id) const {
+  if (id >= active_.size() || records_[id].complete) return std::nullopt;
+  rnic::QueuePair* qp = active_[id].sender;
+  if (qp == nullptr) return std::nullopt;
+  QpRateSample out;
+  if (const auto& rp = qp->scheduling().dcqcn) {
+    out.rate = rp->rate();
+    out.alpha = rp->alpha();
+  }
+  return out;
 }
 
 void RnicFlows::poll(uint32_t host) {

@@ -189,7 +189,8 @@ void collect_counters(Network& network, RunSummary& summary) {
       const Time longest =
           c.episode_ns[p].empty() ? Time::zero() : Time::from_seconds(c.episode_ns[p].max() * 1e-9);
       summary.metrics.pauses.add_total(fmt::format("{}/prio{}", point.name, p), episodes,
-                                       point.gate->paused_time(p), longest);
+                                       point.gate->paused_time(p), longest,
+                                       c.pause_frames_received[p] + c.resume_frames_received[p]);
       summary.pauses += episodes;
     }
   }

@@ -2,7 +2,9 @@
 // configuration errors, and the cases that must fail as the sizing says: a relay buffer below
 // swing_relay_buffer, or a local headroom below the short link's bound, overflows; and the
 // relay keeps the long link's throughput where the same relay deciding on its own thresholds
-// (plain PFC on its buffer) lets the drain run dry after every restart.
+// (the paper's trigger, SwingTrigger::kOwnThreshold) lets the drain run dry after every restart;
+// the two triggers: the relayed pause leaves with almost nothing queued at the relay, the
+// paper's when the relay's own queue reaches XOFF.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -176,26 +178,76 @@ TEST(SwingThroughput, RelayKeepsTheDrainBusyWherePlainPfcAtTheRelayRunsDry) {
   EXPECT_EQ(swing.drops(), 0u);
   EXPECT_GE(relayed + 8 * (kMaxFrame + 20), can);
 
-  // The same relay buffer, but B pauses A on its own XOFF / XON (198 KB) as a switch would: it
-  // resumes only once its buffer is down to XON, and XON covers less than the round trip.
+  // The paper's trigger (SwingTrigger::kOwnThreshold) with the same headroom: B pauses A on
+  // its own XOFF / XON (198 KB) as a switch would, so it resumes only once its buffer is down
+  // to XON, and XON covers less than the round trip.
   SwingBench plain(Rate::Gbps(100));
-  PfcConfig pfc;
-  pfc.lossless_priorities = plain.config.priorities;
-  pfc.xoff = Threshold::fixed(plain.config.xoff);
-  pfc.xon = plain.config.xon;
-  pfc.headroom = swing_relay_buffer(plain.link());
-  plain.b.set_ingress_flow_control(
-      SwingRelay::kRemotePort,
-      std::make_unique<PfcIngress>(plain.net.kernel, pfc, plain.b.egress(SwingRelay::kRemotePort)));
-  install_pfc_gate(plain.net.kernel, plain.a.egress(SwingRelay::kRemotePort));
-  install_swing_relay(plain.net.kernel, plain.config, plain.a, plain.sender.nic(),
-                      plain.b.egress(SwingRelay::kRemotePort));
-  plain.install_switch_pfc();
+  plain.config.trigger = SwingTrigger::kOwnThreshold;
+  plain.install_swing();
   const uint64_t thresholds = drained_after_restarts(plain);
   EXPECT_EQ(plain.drops(), 0u);
-  EXPECT_LT(thresholds + 4 * 100'000, can) << "plain PFC at the relay should run dry";
+  EXPECT_LT(thresholds + 4 * 100'000, can) << "the relay's own threshold should run dry";
   RecordProperty("swing_fraction", std::to_string(static_cast<double>(relayed) / can));
-  RecordProperty("plain_pfc_fraction", std::to_string(static_cast<double>(thresholds) / can));
+  RecordProperty("own_threshold_fraction", std::to_string(static_cast<double>(thresholds) / can));
+}
+
+// Relay B's buffer when it sends its first frame (a pause) over the long link: a 50 Gb/s drain
+// behind D, a backlogged sender, and no other traffic towards A.
+Bytes relay_queue_at_first_long_link_pause(SwingTrigger trigger) {
+  SwingBench bench(Rate::Gbps(50));
+  bench.config.trigger = trigger;
+  bench.install_swing();
+  bench.backlog_sender();
+  const EgressPort& towards_a = bench.b.egress(SwingRelay::kRemotePort);
+  for (Time t = Time::zero(); t < Time::us(400); t = t + Time::ns(100)) {
+    bench.net.kernel.run_until(t);
+    if (towards_a.counters().control_frames_sent > 0) return bench.b.buffer().used();
+  }
+  ADD_FAILURE() << "relay B never paused A";
+  return Bytes(0);
+}
+
+TEST(SwingTrigger, RelayedPauseLeavesBeforeTheRelayQueuesXoff) {
+  // D pauses B at 198 KB of its own queue; B passes it on at once, with almost nothing queued.
+  EXPECT_LT(relay_queue_at_first_long_link_pause(SwingTrigger::kRelaySwitchPauses), Bytes(20'000));
+}
+
+TEST(SwingTrigger, OwnThresholdPausesWhenTheRelayQueuesXoff) {
+  // The paper's SWING: B pauses A only when its own queue from the long link reaches 198 KB.
+  const Bytes queued = relay_queue_at_first_long_link_pause(SwingTrigger::kOwnThreshold);
+  EXPECT_GE(queued, Bytes(198'000));
+  EXPECT_LT(queued, Bytes(198'000 + 2 * kMaxFrame));
+}
+
+TEST(SwingTrigger, OwnThresholdInstallsPfcWithTheRestOfTheBufferAsHeadroom) {
+  SwingBench bench(Rate::Gbps(100));
+  bench.config.trigger = SwingTrigger::kOwnThreshold;
+  bench.config.buffer = Bytes(2'000'000);
+  const SwingPoints points = bench.install_swing();
+  EXPECT_EQ(points.relay, nullptr);
+  ASSERT_NE(points.threshold, nullptr);
+  const IngressLimits limits = points.threshold->limits(kDciPrio);
+  EXPECT_EQ(limits.headroom, Bytes(2'000'000 - 198'000));
+}
+
+TEST(SwingTrigger, OwnThresholdRejectsABufferBelowXoffPlusTheRule) {
+  SwingBench bench(Rate::Gbps(100));
+  bench.config.trigger = SwingTrigger::kOwnThreshold;
+  // Enough for the relayed pause, not for 198 KB of XOFF on top.
+  bench.config.buffer = swing_relay_buffer(bench.link()) + Bytes(100'000);
+  EXPECT_THROW(install_swing_relay(bench.net.kernel, bench.config, bench.b, bench.sw.egress(0),
+                                   bench.a.egress(SwingRelay::kRemotePort)),
+               Error);
+}
+
+TEST(SwingTrigger, OwnThresholdStopLosesNothing) {
+  SwingBench bench(Rate::Gbps(100));
+  bench.config.trigger = SwingTrigger::kOwnThreshold;
+  bench.install_swing();
+  EXPECT_EQ(stop_for_two_round_trips(bench), 0u);
+  EXPECT_EQ(bench.drops(), 0u);
+  // What crossed the round trip after B's own pause sits beyond its XOFF.
+  EXPECT_GT(bench.relay_peak(), swing_relay_buffer(bench.link()) - Bytes(20'000));
 }
 
 }  // namespace

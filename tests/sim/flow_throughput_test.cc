@@ -2,7 +2,9 @@
 // indices by hand, then every flow carrier's samples checked against the flows themselves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "bifrost/core/error.h"
@@ -15,16 +17,29 @@ namespace {
 
 using metrics::FlowThroughputSeries;
 
+// A sample without the soft RNIC's DCQCN columns, or with them.
+FlowThroughputSeries::Sample sample(uint64_t flow, Time start, Time end, Bytes bytes, bool whole,
+                                    std::optional<double> dcqcn_gbps = std::nullopt,
+                                    std::optional<double> dcqcn_alpha = std::nullopt) {
+  return {.flow = flow,
+          .start = start,
+          .end = end,
+          .bytes = bytes,
+          .whole = whole,
+          .dcqcn_gbps = dcqcn_gbps,
+          .dcqcn_alpha = dcqcn_alpha};
+}
+
 TEST(FlowThroughputSeries, JainPerIntervalFromWholeSamplesOnly) {
   FlowThroughputSeries s(Time::us(10));
   // [0, 10): flows 0 and 1 at 1 and 3 units; flow 2 started inside (not whole).
-  s.add({0, Time::zero(), Time::us(10), Bytes(1000), true});
-  s.add({1, Time::zero(), Time::us(10), Bytes(3000), true});
-  s.add({2, Time::us(5), Time::us(10), Bytes(9000), false});
+  s.add(sample(0, Time::zero(), Time::us(10), Bytes(1000), true));
+  s.add(sample(1, Time::zero(), Time::us(10), Bytes(3000), true));
+  s.add(sample(2, Time::us(5), Time::us(10), Bytes(9000), false));
   // [10, 20): three equal flows.
-  for (uint64_t f = 0; f < 3; ++f) s.add({f, Time::us(10), Time::us(20), Bytes(2000), true});
+  for (uint64_t f = 0; f < 3; ++f) s.add(sample(f, Time::us(10), Time::us(20), Bytes(2000), true));
   // [20, 30): one flow only: no fairness to report.
-  s.add({0, Time::us(20), Time::us(30), Bytes(2000), true});
+  s.add(sample(0, Time::us(20), Time::us(30), Bytes(2000), true));
   const auto fair = s.fairness();
   ASSERT_EQ(fair.size(), 2u);
   // (1 + 3)^2 / (2 * (1 + 9)) = 0.8
@@ -41,21 +56,21 @@ TEST(FlowThroughputSeries, JainPerIntervalFromWholeSamplesOnly) {
 
 TEST(FlowThroughputSeries, RejectsEmptyAndMisshapenSamples) {
   FlowThroughputSeries s(Time::us(10));
-  EXPECT_THROW(s.add({0, Time::us(5), Time::us(5), Bytes(1), false}), Error);
-  EXPECT_THROW(s.add({0, Time::us(5), Time::us(10), Bytes(1), true}), Error);
+  EXPECT_THROW(s.add(sample(0, Time::us(5), Time::us(5), Bytes(1), false)), Error);
+  EXPECT_THROW(s.add(sample(0, Time::us(5), Time::us(10), Bytes(1), true)), Error);
   EXPECT_FALSE(s.run_fairness().has_value());
-  s.add({0, Time::zero(), Time::us(10), Bytes(1), true});
+  s.add(sample(0, Time::zero(), Time::us(10), Bytes(1), true));
   EXPECT_FALSE(s.run_fairness().has_value());  // one flow
 }
 
 TEST(FlowThroughputSeries, CsvAndFairnessFiles) {
   FlowThroughputSeries s(Time::us(10));
-  s.add({4, Time::zero(), Time::us(10), Bytes(1250), true});
-  s.add({5, Time::zero(), Time::us(10), Bytes(1250), true});
+  s.add(sample(4, Time::zero(), Time::us(10), Bytes(1250), true));
+  s.add(sample(5, Time::zero(), Time::us(10), Bytes(1250), true, 2.5, 0.75));
   EXPECT_EQ(metrics::flow_throughput_csv(s),
-            "start_ps,end_ps,flow,bytes,gbps,whole\n"
-            "0,10000000,4,1250,1,1\n"
-            "0,10000000,5,1250,1,1\n");
+            "start_ps,end_ps,flow,bytes,gbps,whole,dcqcn_gbps,dcqcn_alpha\n"
+            "0,10000000,4,1250,1,1,,\n"
+            "0,10000000,5,1250,1,1,2.5,0.75\n");
   EXPECT_EQ(metrics::flow_fairness_csv(s), "start_ps,end_ps,flows,jain\n0,10000000,2,1\n");
 }
 
@@ -130,6 +145,38 @@ TEST(FlowThroughputScenario, EveryCarrierReportsPerFlowGoodput) {
     expect_samples_cover_flows(
         testing::run(two_flows("[transport]\nkind = \"" + kind + "\"\n", rnic)));
   }
+}
+
+// The soft RNIC's samples carry the sender QP's DCQCN state: with ECN marking at a 2:1
+// bottleneck CNPs reach the QPs and DCQCN cuts their rate below the 10 Gb/s line (alpha in
+// (0, 1]); without DCQCN no QP is ever cut; line-rate sources have no QP to report.
+TEST(FlowThroughputScenario, RnicSamplesCarryDcqcnRateAndAlpha) {
+  const std::string ecn = "[switch.ecn]\nkmin = \"5KB\"\nkmax = \"50KB\"\npmax = 0.5\n";
+  const auto dcqcn_samples = [](const RunSummary& s) {
+    std::vector<FlowThroughputSeries::Sample> out;
+    for (const auto& sample : s.metrics.flow_throughput->samples()) {
+      EXPECT_EQ(sample.dcqcn_gbps.has_value(), sample.dcqcn_alpha.has_value());
+      if (sample.dcqcn_gbps) out.push_back(sample);
+    }
+    return out;
+  };
+  const RunSummary on = testing::run(two_flows(ecn, "model = \"rnic\"\ndcqcn = true\n"));
+  ASSERT_TRUE(on.metrics.flow_throughput.has_value());
+  ASSERT_TRUE(on.metrics.nic.has_value());
+  EXPECT_GT(on.metrics.nic->cnps_sent, 0u);
+  const auto cut = dcqcn_samples(on);
+  ASSERT_FALSE(cut.empty());
+  double lowest = 1e9;
+  for (const auto& sample : cut) {
+    lowest = std::min(lowest, *sample.dcqcn_gbps);
+    EXPECT_GT(*sample.dcqcn_alpha, 0.0);
+    EXPECT_LE(*sample.dcqcn_alpha, 1.0);
+  }
+  EXPECT_LT(lowest, 10.0);
+
+  const RunSummary off = testing::run(two_flows(ecn, "model = \"rnic\"\n"));
+  EXPECT_TRUE(dcqcn_samples(off).empty());
+  EXPECT_TRUE(dcqcn_samples(testing::run(two_flows("", "model = \"line_rate\"\n"))).empty());
 }
 
 TEST(FlowThroughputScenario, OffUnlessAsked) {

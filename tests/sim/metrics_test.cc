@@ -163,12 +163,14 @@ TEST(Writers, QueuesPausesDrops) {
   p.add("sw1/p2", Time::zero(), Time::us(2));
   p.add("sw1/p2", Time::us(5), Time::us(6));
   p.add("sw0/p1", Time::us(1), Time::us(1));
-  EXPECT_EQ(p.count(), 3u);
-  EXPECT_EQ(p.total(), Time::us(3));
+  p.add_total("sw2/p0", 2, Time::us(4), Time::us(3), 9);  // a gate's totals: 9 frames
+  EXPECT_EQ(p.count(), 5u);
+  EXPECT_EQ(p.total(), Time::us(7));
   EXPECT_EQ(pauses_csv(p),
-            "port,pauses,paused_ps,longest_ps\n"
-            "sw0/p1,1,0,0\n"
-            "sw1/p2,2,3000000,2000000\n");
+            "port,pauses,paused_ps,longest_ps,frames\n"
+            "sw0/p1,1,0,0,0\n"
+            "sw1/p2,2,3000000,2000000,0\n"
+            "sw2/p0,2,4000000,3000000,9\n");
   EXPECT_THROW(p.add("x", Time::us(2), Time::us(1)), Error);
 
   DropCounters d;

@@ -28,6 +28,13 @@ struct RnicFlowsConfig {
   uint8_t rnr_retry = 7;
 };
 
+// A running flow's sender QP as DCQCN sees it (the flow_throughput.csv columns); both nullopt
+// while no CNP has reached it (line rate).
+struct QpRateSample {
+  std::optional<Rate> rate;     // DCQCN's current rate
+  std::optional<double> alpha;  // DCQCN's alpha: near 1 while CNPs keep coming
+};
+
 struct RnicFlowRecord {
   bool complete = false;
   bool failed = false;  // a QP error (retries exhausted) ended the flow
@@ -52,6 +59,8 @@ class RnicFlows {
   // up to the receiver's expected PSN, the flow's size once it completed. Call at least once
   // per 2^24 packets of a flow (the PSN space) to count every wrap.
   uint64_t delivered_bytes(uint64_t id);
+  // Flow `id`'s sender QP now; nullopt once the flow is done or before it started.
+  std::optional<QpRateSample> sender_rate(uint64_t id) const;
   // Summed over every device.
   rnic::DataPathCounters counters() const;
   // Host `h`'s NIC.

@@ -60,23 +60,40 @@ SwingPoints install_swing_relay(world::Scheduler& scheduler, const SwingConfig& 
     throw Error("SWING relay '{}': xon ({} bytes) must not exceed xoff ({} bytes)", relay.name(),
                 config.xon.count(), config.xoff.count());
   }
-  const Bytes needed =
+  const bool own = config.trigger == SwingTrigger::kOwnThreshold;
+  const Bytes rule =
       swing_relay_buffer(swing_link_params(relay, remote_upstream, config.max_frame_bytes));
+  const Bytes needed = own ? config.xoff + rule : rule;
   const Bytes buffer = config.buffer.value_or(needed);
   if (buffer < needed) {
     throw Error(
-        "SWING relay '{}': buffer of {} bytes per priority is below the {} bytes the relayed "
-        "pause cannot stop (swing_relay_buffer: about one round trip of the long link)",
-        relay.name(), buffer.count(), needed.count());
+        "SWING relay '{}': buffer of {} bytes per priority is below the {} bytes the {} cannot "
+        "stop (swing_relay_buffer: about one round trip of the long link{})",
+        relay.name(), buffer.count(), needed.count(), own ? "relay's own pause" : "relayed pause",
+        own ? ", plus xoff" : "");
   }
   EgressPort& remote = relay.egress(SwingRelay::kRemotePort);
   EgressPort& local = relay.egress(SwingRelay::kLocalPort);
   SwingPoints points;
-  auto relay_ingress =
-      std::make_unique<PauseRelayIngress>(config.priorities, buffer, remote, local);
-  points.relay = relay_ingress.get();
-  relay.set_ingress_flow_control(SwingRelay::kRemotePort, std::move(relay_ingress));
-  relay.set_control_listener(SwingRelay::kLocalPort, points.relay);
+  if (own) {
+    // The paper's SWING: PFC on the relay's own long-link queue, the rest of the buffer as
+    // headroom for what is in flight when the pause arrives.
+    PfcConfig long_side;
+    long_side.lossless_priorities = config.priorities;
+    long_side.xoff = Threshold::fixed(config.xoff);
+    long_side.xon = config.xon;
+    long_side.headroom = buffer - config.xoff;
+    long_side.max_reverse_frame_bytes = config.max_frame_bytes;
+    auto ingress = std::make_unique<PfcIngress>(scheduler, long_side, remote);
+    points.threshold = ingress.get();
+    relay.set_ingress_flow_control(SwingRelay::kRemotePort, std::move(ingress));
+  } else {
+    auto relay_ingress =
+        std::make_unique<PauseRelayIngress>(config.priorities, buffer, remote, local);
+    points.relay = relay_ingress.get();
+    relay.set_ingress_flow_control(SwingRelay::kRemotePort, std::move(relay_ingress));
+    relay.set_control_listener(SwingRelay::kLocalPort, points.relay);
+  }
   points.remote_gate = install_pfc_gate(scheduler, remote_upstream);
 
   PfcConfig pfc;

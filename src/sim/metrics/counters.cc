@@ -14,7 +14,8 @@ void PauseCounters::add(std::string_view port, Time start, Time end) {
   add_total(port, 1, end - start, end - start);
 }
 
-void PauseCounters::add_total(std::string_view port, uint64_t count, Time total, Time longest) {
+void PauseCounters::add_total(std::string_view port, uint64_t count, Time total, Time longest,
+                              uint64_t frames) {
   if (total < Time::zero() || longest < Time::zero() || longest > total) {
     throw Error("pauses of {}: total {} ps and longest {} ps do not fit together", port,
                 total.picoseconds(), longest.picoseconds());
@@ -25,6 +26,7 @@ void PauseCounters::add_total(std::string_view port, uint64_t count, Time total,
   p.count += count;
   p.total += total;
   p.longest = std::max(p.longest, longest);
+  p.frames += frames;
   count_ += count;
   total_ += total;
 }

@@ -89,11 +89,11 @@ std::string queues_csv(const QueueSeries& queues) {
 }
 
 std::string pauses_csv(const PauseCounters& pauses) {
-  std::string out = "port,pauses,paused_ps,longest_ps\n";
+  std::string out = "port,pauses,paused_ps,longest_ps,frames\n";
   auto it = std::back_inserter(out);
   for (const auto& [port, p] : pauses.by_port()) {
-    fmt::format_to(it, "{},{},{},{}\n", field(port), p.count, p.total.picoseconds(),
-                   p.longest.picoseconds());
+    fmt::format_to(it, "{},{},{},{},{}\n", field(port), p.count, p.total.picoseconds(),
+                   p.longest.picoseconds(), p.frames);
   }
   return out;
 }

@@ -11,11 +11,15 @@
 namespace bifrost::sim::metrics {
 
 std::string flow_throughput_csv(const FlowThroughputSeries& series) {
-  std::string out = "start_ps,end_ps,flow,bytes,gbps,whole\n";
+  std::string out = "start_ps,end_ps,flow,bytes,gbps,whole,dcqcn_gbps,dcqcn_alpha\n";
   auto it = std::back_inserter(out);
   for (const auto& s : series.samples()) {
-    fmt::format_to(it, "{},{},{},{},{},{:d}\n", s.start.picoseconds(), s.end.picoseconds(), s.flow,
+    fmt::format_to(it, "{},{},{},{},{},{:d},", s.start.picoseconds(), s.end.picoseconds(), s.flow,
                    s.bytes.count(), s.gbps(), s.whole);
+    if (s.dcqcn_gbps) fmt::format_to(it, "{}", *s.dcqcn_gbps);
+    out += ',';
+    if (s.dcqcn_alpha) fmt::format_to(it, "{}", *s.dcqcn_alpha);
+    out += '\n';
   }
   return out;
 }

@@ -19,8 +19,9 @@ constexpr std::array<std::string_view, 6> kDciKeys = {"kind",   "slot",  "leak_e
                                                       "buffer", "guard", "literal"};
 constexpr std::array<std::string_view, 4> kCbfcKeys = {"kind", "buffer", "update_period",
                                                        "field_bits"};
-constexpr std::array<std::string_view, 6> kSwingKeys = {"kind", "buffer",      "xoff",
-                                                        "xon",  "relay_delay", "relay_length"};
+constexpr std::array<std::string_view, 7> kSwingKeys = {
+    "kind", "buffer", "xoff", "xon", "relay_delay", "relay_length", "trigger"};
+constexpr std::array<std::string_view, 2> kSwingTriggers = {"relay", "threshold"};
 constexpr std::array<std::string_view, 1> kNoneKeys = {"kind"};
 constexpr int64_t kMaxLeakEvery = 65536;
 // A pause frame carries at most 0xFFFF quanta of 512 bit times (64 bytes on the wire).
@@ -102,6 +103,10 @@ SwingFlowControl parse_swing(const TableReader& r, std::string_view link_class) 
            "(use it on a switch-to-switch class such as dci)");
   }
   SwingFlowControl swing;
+  if (auto trigger = r.choice("trigger", kSwingTriggers)) {
+    swing.trigger = *trigger == "threshold" ? SwingFlowControl::Trigger::kThreshold
+                                            : SwingFlowControl::Trigger::kRelay;
+  }
   swing.buffer = r.positive_bytes("buffer");
   if (auto xoff = r.positive_bytes("xoff")) swing.xoff = *xoff;
   if (auto xon = r.bytes("xon")) swing.xon = *xon;

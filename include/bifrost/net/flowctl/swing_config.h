@@ -34,12 +34,27 @@ struct SwingLinkParams {
 // relay holds rate x (the time its local egress was closed within the last such window).
 Bytes swing_relay_buffer(const SwingLinkParams& long_link);
 
+// What makes the relay at the receiving end of the long link pause the far relay.
+enum class SwingTrigger : uint8_t {
+  // Ours (the default): the relay passes on every pause its DCI switch sends it; it has no
+  // threshold of its own on the long-link side (PauseRelayIngress).
+  kRelaySwitchPauses,
+  // The Bifrost DCI paper's description (section VI-B: "relay device is configured with a
+  // 287 MB buffer and 198 KB XON/XOFF"; section III-B: SWING's "flow control is still triggered
+  // by queue length threshold"): the relay runs PFC on its own long-link queue, pausing the far
+  // relay at xoff and resuming at xon, with the rest of `buffer` as headroom.
+  kOwnThreshold,
+};
+
 struct SwingConfig {
   uint8_t priorities = 1u << 3;  // bit p: SWING protects priority p (lossless)
-  // Per lossless priority on the long-link side; nullopt: swing_relay_buffer.
+  SwingTrigger trigger = SwingTrigger::kRelaySwitchPauses;
+  // Per lossless priority on the long-link side; nullopt: swing_relay_buffer (kOwnThreshold:
+  // xoff + swing_relay_buffer, the rule then being the headroom beyond xoff).
   std::optional<Bytes> buffer;
   // The relay's own PFC thresholds on its local side (what its DCI switch sends it), and those
-  // of the DCI switch's port towards the relay. The issue's settings use 198 KB for both.
+  // of the DCI switch's port towards the relay; with kOwnThreshold also the relay's thresholds
+  // on its long-link queue. The paper's settings use 198 KB for both.
   Bytes xoff = Bytes(198'000);
   Bytes xon = Bytes(198'000);
   // Per lossless priority on the local side beyond xoff; nullopt: pfc_headroom_bound of the

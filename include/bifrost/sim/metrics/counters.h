@@ -16,14 +16,17 @@ class PauseCounters {
     uint64_t count = 0;
     Time total;
     Time longest;
+    uint64_t frames = 0;  // pause frames received, zero-time (resume) frames included
   };
 
   // `port` (a name such as "sw0/p3/prio3") was paused from `start` to `end`; Error if end is
   // before start.
   void add(std::string_view port, Time start, Time end);
-  // `count` pauses of `port` lasting `total` together, the longest `longest` (for sources that
-  // keep totals rather than every episode, such as a PFC gate).
-  void add_total(std::string_view port, uint64_t count, Time total, Time longest);
+  // `count` pauses of `port` lasting `total` together, the longest `longest`, carried by
+  // `frames` pause frames (for sources that keep totals rather than every episode, such as a
+  // PFC gate).
+  void add_total(std::string_view port, uint64_t count, Time total, Time longest,
+                 uint64_t frames = 0);
 
   const std::map<std::string, PortPauses, std::less<>>& by_port() const { return ports_; }
   uint64_t count() const { return count_; }

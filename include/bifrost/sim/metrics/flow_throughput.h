@@ -22,6 +22,10 @@ class FlowThroughputSeries {
     Time end;
     Bytes bytes;         // received in [start, end)
     bool whole = false;  // the flow ran for the whole sampling interval [start, end)
+    // The sender QP at `end` (soft RNIC only; nullopt while no CNP has cut it, or without
+    // DCQCN): DCQCN's rate in Gb/s and its alpha.
+    std::optional<double> dcqcn_gbps;
+    std::optional<double> dcqcn_alpha;
     double gbps() const;
   };
   // Jain's index of the whole samples of one interval.

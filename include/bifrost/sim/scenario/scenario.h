@@ -81,7 +81,12 @@ struct CbfcFlowControl {
 // each end, joined to its switch by a short link of the class's rate; the relays pass the
 // switches' pauses on over the long link and buffer what they cannot stop.
 struct SwingFlowControl {
-  // Per relay and lossless priority on the long-link side; nullopt: net::swing_relay_buffer.
+  // net::SwingTrigger: "relay" (ours: pass the switch's pauses on) or "threshold" (the paper's:
+  // the relay's own XOFF / XON on its long-link queue).
+  enum class Trigger : uint8_t { kRelay, kThreshold };
+  Trigger trigger = Trigger::kRelay;
+  // Per relay and lossless priority on the long-link side; nullopt: net::swing_relay_buffer
+  // (with "threshold": xoff + net::swing_relay_buffer).
   std::optional<Bytes> buffer;
   Bytes xoff = Bytes(198'000);  // the relays' and the switches' PFC on the short links
   Bytes xon = Bytes(198'000);
