@@ -201,6 +201,7 @@ transport::rogue::RogueConfig rogue_config(const scenario::Scenario& sc) {
   c.rc_timeout = g.rc_timeout;
   c.shadow_qp = g.shadow_qp;
   c.pace = g.pace;
+  c.rc_idle_start_floor = g.rc_idle_start_floor;
   c.rtt_noise = g.rtt_noise;
   return c;
 }

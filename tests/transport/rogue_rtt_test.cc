@@ -3,6 +3,9 @@
 // completion does, UC (§3.4) with echoes, losses shown by a later echo, and the timeout.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/segmenter.h"
 #include "bifrost/transport/rtt/rogue_batch.h"
@@ -103,6 +106,32 @@ TEST(RogueRcRtt, ANegativeSampleIsZeroAndTheNextBatchStartsAtThatCompletion) {
   rc.restart();                                       // a QP switch: no previous completion
   rc.on_enqueue(batch(us(76), 10'000, Rate::Gbps(8)));
   EXPECT_EQ(rc.on_completion(us(100)), us(14));  // from its own t_enq
+}
+
+// Batches back to back at 8 Gb/s (10 us each), each enqueued 5 us before the NIC reaches it,
+// over a path whose RTT is 20 us: batch k leaves from 10k to 10k + 10 and completes at 10k + 30.
+// Batch 2's recorded limit says 1 Gb/s (80 us) but it left at 8 Gb/s, so its sample is
+// negative. As §3.3 writes it, every later sample then reads zero; with the idle-start floor,
+// batch 2 reads the floor (batch 0's 20 us, the only idle start) and the chain is exact again.
+TEST(RogueRcRtt, AZeroIsAbsorbingAsWrittenAndTheIdleStartFloorStopsIt) {
+  for (const bool floor : {false, true}) {
+    RogueRcRttEstimator rc(kLine, floor);
+    std::vector<Time> samples;
+    for (int64_t k = 0; k < 8; ++k) {
+      const Rate limit = k == 2 ? Rate::Gbps(1) : Rate::Gbps(8);
+      rc.on_enqueue(batch(us(std::max<int64_t>(0, 10 * k - 5)), 10'000, limit));
+      samples.push_back(rc.on_completion(us(10 * k + 30)));
+    }
+    EXPECT_EQ(samples[0], us(20));
+    EXPECT_EQ(samples[1], us(20));
+    if (floor) {
+      for (std::size_t k = 2; k < samples.size(); ++k) EXPECT_EQ(samples[k], us(20)) << k;
+      EXPECT_EQ(rc.floored(), 1u);
+    } else {
+      for (std::size_t k = 2; k < samples.size(); ++k) EXPECT_EQ(samples[k], Time::zero()) << k;
+      EXPECT_EQ(rc.floored(), 0u);
+    }
+  }
 }
 
 TEST(RogueUcRtt, EchoesGiveSamplesFromThePreviousSendCompletionOrTheEnqueue) {

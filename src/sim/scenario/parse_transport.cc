@@ -24,12 +24,15 @@ constexpr std::array<std::string_view, 13> kRcBackedKeys = {
     "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "rc_retry_cnt",
     "rc_timeout"};
 constexpr std::array<std::string_view, 1> kRcKeys = {"kind"};
-constexpr std::array<std::string_view, 17> kRogueKeys = {
-    "kind",       "cc",        "segment",        "batch",
-    "alpha",      "beta",      "literal_vegas",  "initial_window",
-    "rate_step",  "holdoff",   "base_rtt_floor", "uc_sample_timeout",
-    "rc_timeout", "shadow_qp", "pace",           "verb",
-    "rtt_noise"};
+constexpr std::array<std::string_view, 18> kRogueKeys = {"kind",           "cc",
+                                                         "segment",        "batch",
+                                                         "alpha",          "beta",
+                                                         "literal_vegas",  "initial_window",
+                                                         "rate_step",      "holdoff",
+                                                         "base_rtt_floor", "uc_sample_timeout",
+                                                         "rc_timeout",     "shadow_qp",
+                                                         "pace",           "verb",
+                                                         "rtt_noise",      "rc_idle_start_floor"};
 // The transport's default immediate layout: 10 bits of chunk offset (docs/transport.md).
 constexpr uint64_t kChunkOffsetBits = 10;
 
@@ -80,6 +83,7 @@ void rogue_keys(const TableReader& r, TransportSpec& t) {
   if (auto timeout = r.integer("rc_timeout", 0, 31)) g.rc_timeout = static_cast<uint8_t>(*timeout);
   if (auto shadow = r.boolean("shadow_qp")) g.shadow_qp = *shadow;
   if (auto pace = r.boolean("pace")) g.pace = *pace;
+  if (auto floor = r.boolean("rc_idle_start_floor")) g.rc_idle_start_floor = *floor;
   if (auto noise = r.time("rtt_noise")) {
     if (*noise < Time::zero()) r.fail("rtt_noise", "must not be negative");
     g.rtt_noise = *noise;

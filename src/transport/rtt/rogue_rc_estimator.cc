@@ -15,9 +15,16 @@ Time RogueRcRttEstimator::on_completion(Time t_comp) {
   if (batches_.empty()) throw Error("RoGUE RC RTT: a completion with no batch outstanding");
   const RogueBatch batch = batches_.front();
   batches_.pop_front();
-  const Time t_start =
-      previous_ ? std::max(batch.t_enq, previous_->t_comp - previous_->rtt) : batch.t_enq;
-  const Time rtt = clamp_rtt(t_comp - t_start - batch_serialization(batch, line_rate_));
+  const bool idle_start = !previous_ || batch.t_enq >= previous_->t_comp - previous_->rtt;
+  const Time t_start = idle_start ? batch.t_enq : previous_->t_comp - previous_->rtt;
+  Time rtt = clamp_rtt(t_comp - t_start - batch_serialization(batch, line_rate_));
+  if (idle_start_floor_) {
+    if (idle_start && rtt > Time::zero() && (!floor_ || rtt < *floor_)) floor_ = rtt;
+    if (floor_ && rtt < *floor_) {
+      rtt = *floor_;
+      ++floored_;
+    }
+  }
   previous_ = Previous{t_comp, rtt};
   return rtt;
 }

@@ -43,6 +43,12 @@ struct RogueConfig {
   // the limiter (§3.3: H = 160KB, read as 160,000 bytes, the limiter's own change delay).
   uint64_t holdoff_bytes = 160'000;
 
+  // RC: no batch's RTT sample below the least sample of a batch that found the NIC idle
+  // (rtt/rogue_rc_estimator.h; ours, against the estimator's absorbing drift to zero). Off by
+  // default, the estimator exactly as §3.3 writes it: on, the 40 Gb/s parking lot of
+  // experiments/rogue-convergence got less fair (Jain 0.30 against 0.61).
+  bool rc_idle_start_floor = false;
+
   // An evaluation knob (Fig. 8): every RTT sample gets uniform noise on [0, rtt_noise] added
   // before the window sees it, as inaccurate timestamps would (0: none).
   Time rtt_noise = Time::zero();

@@ -8,6 +8,15 @@
 // (batch_serialization: wire bytes at the limit in force when enqueued, the line rate when
 // unlimited). The first batch starts at its t_enq. A negative result is reported as zero, and
 // that zero is the RTT_{i-1} the next batch uses. Pure: fed explicit NIC-clock times.
+//
+// The chain carries any error of RTT_{i-1} into RTT_i unchanged, and a zero is absorbing: with
+// the NIC never idle, every later sample is then the completions' spacing minus the batch's
+// serialization, about zero (a 40 Gb/s parking lot drifted two of four flows there, and their
+// pacing target cwnd / base RTT became unbounded: experiments/rogue-convergence). With
+// `idle_start_floor` (ours; the paper's only guard is footnote 1's lower bound on the base RTT,
+// "an estimate of the minimum RTT possible", with no value) no sample goes below the least
+// sample of a batch that found the NIC idle (t_start = its own t_enq, so no chain in it): the
+// least RTT this connection has measured without the chain.
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -19,7 +28,8 @@ namespace bifrost::transport {
 
 class RogueRcRttEstimator {
  public:
-  explicit RogueRcRttEstimator(Rate line_rate) : line_rate_(line_rate) {}
+  explicit RogueRcRttEstimator(Rate line_rate, bool idle_start_floor = false)
+      : line_rate_(line_rate), idle_start_floor_(idle_start_floor) {}
 
   // A batch is about to be enqueued; returns its number (0, 1, 2, ...).
   uint64_t on_enqueue(const RogueBatch& batch);
@@ -32,6 +42,8 @@ class RogueRcRttEstimator {
 
   std::size_t outstanding() const { return batches_.size(); }
   uint64_t next_batch() const { return next_; }
+  // Samples raised to the idle-start floor.
+  uint64_t floored() const { return floored_; }
 
  private:
   struct Previous {
@@ -40,9 +52,12 @@ class RogueRcRttEstimator {
   };
 
   Rate line_rate_;
+  bool idle_start_floor_;
   std::deque<RogueBatch> batches_;
   std::optional<Previous> previous_;
+  std::optional<Time> floor_;  // the least positive idle-start sample
   uint64_t next_ = 0;
+  uint64_t floored_ = 0;
 };
 
 }  // namespace bifrost::transport
