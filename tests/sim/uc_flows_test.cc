@@ -269,6 +269,10 @@ TEST(UcScenario, RefusedCombinations) {
   line_rate.replace(line_rate.find("model = \"rnic\""), 14, "model = \"line_rate\"");
   e = error(line_rate);
   EXPECT_NE(e.find("set model = \"rnic\""), std::string::npos) << e;
+  e = error(uc_star("", "", "",
+                    "[[workload]]\nkind = \"closed_loop\"\nclients = \"all\"\nserver = 0\n"
+                    "size = \"4KB\"\n"));
+  EXPECT_NE(e.find("\"closed_loop\" runs over the Bifröst transport"), std::string::npos) << e;
   // uc_message belongs to kind = "uc" only.
   std::string rc = uc_star("uc_message = \"32KB\"\n");
   rc.replace(rc.find("kind = \"uc\""), 11, "kind = \"rc\"");
