@@ -1,6 +1,8 @@
 """results.csv of rogue-incast-tail: per scheme and N, the 10th-percentile per-flow throughput
 (nearest rank) over the fair share 10 Gb/s / N, the mean, and how many flows failed, beside the
-paper's reading of Fig. 14 (section 5.6).
+paper's reading of Fig. 14 (section 5.6). A flow's throughput is run.sh's: 128 MB over its FCT,
+0 if it failed or did not finish, except roce-uc's unfinished flows, which count the goodput of
+their complete messages (so "failed_or_unfinished" there counts flows that lost a message).
 Usage: summarise.py FLOWS_CSV"""
 import csv
 import math
@@ -10,6 +12,7 @@ from collections import defaultdict
 PAPER = {  # section 5.6's text; the figure's values are not in the text
     "rogue-rc": ">0.9", "roce": "connections failed", "roce-dcqcn": "<0.5",
     "dctcp": "near 1", "rogue-uc": "within 5% (>=0.95), goodput ~100%",
+    "roce-uc": "line rate, high packet loss",
 }
 FAIR_SHARE_GBPS = 10.0
 

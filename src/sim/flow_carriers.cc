@@ -116,6 +116,10 @@ std::string nic_text(const scenario::Scenario& sc) {
           fmt::format(" (warning: {} needs a lossless fabric and [switch.pfc] is off)", spec.name);
     }
   }
+  if (sc.transport.kind == scenario::TransportKind::uc) {
+    return fmt::format("soft RNICs (UC WRITEs of {} B, no recovery{}{})",
+                       sc.transport.uc_message.count(), sc.nic.dcqcn ? ", DCQCN" : "", profiles);
+  }
   return fmt::format("soft RNICs ({} recovery{}{})", sc.nic.recovery, sc.nic.dcqcn ? ", DCQCN" : "",
                      profiles);
 }
@@ -167,12 +171,16 @@ RnicFlowsConfig rnic_flows_config(const scenario::Scenario& sc) {
   c.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
   c.timeout = sc.nic.timeout;
   c.retry_cnt = sc.nic.retry_cnt;
+  if (sc.transport.kind == scenario::TransportKind::uc) {
+    c.qp_type = rnic::QpType::uc;
+    c.uc_message = sc.transport.uc_message.count();
+  }
   c.device = device_config(sc);
   c.device_by_host = profiled_devices(sc, c.device);
   return c;
 }
 
-// One RC QP pair per flow; also reports the NICs' FaSR pools.
+// One RC (or, [transport] kind = "uc", UC) QP pair per flow; also reports the NICs' FaSR pools.
 class RnicCarrier final : public RdmaCarrier<RnicFlows> {
  public:
   RnicCarrier(const scenario::Scenario& sc, EventKernel& kernel, Network& network)
@@ -317,9 +325,9 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
 
 std::unique_ptr<FlowCarrier> make_flow_carrier(const scenario::Scenario& sc, EventKernel& kernel,
                                                Network& network) {
-  if (sc.transport.kind != scenario::TransportKind::rc) {
-    return std::make_unique<TransportCarrier>(sc, kernel, network);
-  }
+  const bool plain = sc.transport.kind == scenario::TransportKind::rc ||
+                     sc.transport.kind == scenario::TransportKind::uc;  // uc needs an rnic
+  if (!plain) return std::make_unique<TransportCarrier>(sc, kernel, network);
   if (sc.nic.model == scenario::NicModel::rnic) {
     return std::make_unique<RnicCarrier>(sc, kernel, network);
   }

@@ -1,7 +1,7 @@
 #pragma once
 // What carries a run's flows at the hosts, behind one interface so the scenario runner does not
-// care: line-rate sources, soft RNICs with one RC QP pair per flow ([nic] model), or the
-// Bifröst transport ([transport] kind).
+// care: line-rate sources, soft RNICs with one RC QP pair per flow ([nic] model) or one UC QP
+// pair ([transport] kind = "uc"), or the Bifröst transport ([transport] kind).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,7 +26,8 @@ class FlowCarrier {
   virtual std::optional<Time> finish(uint64_t id) const = 0;  // nullopt: unfinished
   virtual uint64_t packets(uint64_t id) const = 0;  // data packets of the first transmission
   // Bytes of flow `id` its receiver holds so far, for per-flow throughput: RC QP flows count
-  // what arrived in order, transports the messages completed (see each carrier).
+  // what arrived in order, UC QP flows their messages received complete, transports the
+  // messages completed (see each carrier).
   virtual uint64_t delivered_bytes(uint64_t id) = 0;
   // For the ideal FCT: the last packet carries 4 bytes of immediate data (RDMA carriers).
   virtual bool immediate_last() const = 0;

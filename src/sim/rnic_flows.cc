@@ -47,6 +47,13 @@ metrics::FasrPoolNic pool_record(const std::string& nic, const recovery::FasrPoo
 RnicFlows::RnicFlows(EventKernel& kernel, Network& network, const RnicFlowsConfig& config)
     : kernel_(kernel), network_(network), config_(config) {
   check_mtu(config.mtu);
+  if (config.qp_type != QpType::rc && config.qp_type != QpType::uc) {
+    throw Error("RNIC flows run over RC or UC QPs, not {}", to_string(config.qp_type));
+  }
+  if (config.qp_type == QpType::uc && (config.uc_message == 0 || config.uc_message > kChunk * 2)) {
+    throw Error("UC message size {} is not valid; valid values: 1 .. 2^31 bytes",
+                config.uc_message);
+  }
   nics_.resize(network.host_count());
   for (uint32_t h = 0; h < network.host_count(); ++h) {
     net::Host& host = network.host(h);
@@ -103,46 +110,61 @@ void RnicFlows::connect(QueuePair& qp, const Nic& peer, uint32_t peer_qpn, uint1
   connect_qp(qp, c);
 }
 
+uint64_t RnicFlows::message_length(uint32_t id, uint64_t index) const {
+  const uint64_t size = flows_[id].size.count();
+  const uint64_t step = config_.qp_type == QpType::uc ? config_.uc_message : kChunk;
+  return std::min(step, size - index * step);
+}
+
 void RnicFlows::start(uint32_t id) {
   const workload::Flow& f = flows_[id];
   Nic& src = nics_[f.src];
   Nic& dst = nics_[f.dst];
   Active& a = active_[id];
+  RnicFlowRecord& r = records_[id];
+  const bool uc = config_.qp_type == QpType::uc;
   a.src = f.src;
   a.dst = f.dst;
-  a.sender = &src.device->create_qp(src.pd, QpType::rc, *src.cq, *src.cq);
-  a.receiver = &dst.device->create_qp(dst.pd, QpType::rc, *dst.cq, *dst.cq);
+  a.sender = &src.device->create_qp(src.pd, config_.qp_type, *src.cq, *src.cq);
+  a.receiver = &dst.device->create_qp(dst.pd, config_.qp_type, *dst.cq, *dst.cq);
   // The source port spreads flows over ECMP paths; the traffic class carries the priority
   // (DSCP = priority * 8, which the hosts' and switches' DSCP maps turn back into it).
   const auto sport = static_cast<uint16_t>(49152 + id % 16384);
   const auto tc = static_cast<uint8_t>(f.priority << 5);
   connect(*a.sender, dst, a.receiver->qp_num(), sport, tc);
   connect(*a.receiver, src, a.sender->qp_num(), sport, tc);
-  a.receiver->post_recv(RecvWr{id, Sge{kBufferBase, 0, dst.lkey}});
   a.last_psn = a.receiver->responder()->expected_psn();
-  uint64_t left = f.size.count();
-  uint64_t offset = 0;
-  do {
-    const uint64_t length = std::min(left, kChunk);
-    left -= length;
+  // RC: 1 GiB chunks, the last with immediate data. UC: messages of uc_message bytes, each with
+  // its index as immediate data and a receive of its own (a lost message leaves its receive to
+  // the next one, so the count suffices).
+  const uint64_t size = f.size.count();
+  const uint64_t step = uc ? config_.uc_message : kChunk;
+  r.messages = size == 0 ? 1 : (size + step - 1) / step;
+  for (uint64_t i = 0; i < (uc ? r.messages : 1); ++i) {
+    a.receiver->post_recv(RecvWr{id, Sge{kBufferBase, 0, dst.lkey}});
+  }
+  for (uint64_t i = 0; i < r.messages; ++i) {
+    const uint64_t length = message_length(id, i);
+    const uint64_t offset = i * step;
+    const bool last = i + 1 == r.messages;
     SendWr wr;
     wr.wr_id = id;
-    wr.opcode = left == 0 ? WrOpcode::rdma_write_with_imm : WrOpcode::rdma_write;
+    wr.opcode = last || uc ? WrOpcode::rdma_write_with_imm : WrOpcode::rdma_write;
     wr.sge = Sge{kBufferBase + offset, static_cast<uint32_t>(length), src.lkey};
     wr.remote_addr = kBufferBase + offset;
     wr.rkey = dst.rkey;
-    wr.imm = id;
-    wr.signaled = left == 0;
-    records_[id].packets += packet_count(length, config_.mtu);
+    wr.imm = uc ? static_cast<uint32_t>(i) : id;
+    wr.signaled = last;
+    r.packets += packet_count(length, config_.mtu);
     a.sender->post_send(wr);
-    offset += length;
-  } while (left > 0);
+  }
 }
 
 uint64_t RnicFlows::delivered_bytes(uint64_t id) {
   const uint64_t size = flows_[id].size.count();
   if (records_[id].complete) return size;
   Active& a = active_[id];
+  if (config_.qp_type == QpType::uc) return a.message_bytes;
   if (a.receiver != nullptr) {
     const uint32_t psn = a.receiver->responder()->expected_psn();
     a.in_order += (psn - a.last_psn) & 0xFF'FFFF;  // 24-bit PSNs
@@ -177,7 +199,9 @@ void RnicFlows::poll(uint32_t host) {
         finish(id, true);
         continue;
       }
-      if (wc.opcode == WcOpcode::recv_rdma_with_imm) {
+      if (wc.opcode == WcOpcode::recv_rdma_with_imm && config_.qp_type == QpType::uc) {
+        on_uc_message(id, wc.imm.value_or(0));
+      } else if (wc.opcode == WcOpcode::recv_rdma_with_imm) {
         finish(id, false);
       } else if (a.sender != nullptr && wc.qp_num == a.sender->qp_num()) {
         nics_[a.src].device->destroy_qp(a.sender->qp_num());
@@ -185,6 +209,26 @@ void RnicFlows::poll(uint32_t host) {
       }
     }
     if (n < 64) break;
+  }
+}
+
+// A UC message arrived whole. Messages of a flow leave in order on one path, so an index at or
+// below one already counted is a duplicate (none without duplication in the fabric) and is not
+// counted twice. After the last message the receiver is done: the flow completed if every
+// message arrived; otherwise it stays unfinished (nothing is retransmitted).
+void RnicFlows::on_uc_message(uint32_t id, uint32_t index) {
+  Active& a = active_[id];
+  RnicFlowRecord& r = records_[id];
+  if (index < a.next_message || index >= r.messages) return;
+  a.next_message = index + uint64_t{1};
+  a.message_bytes += message_length(id, index);
+  ++r.messages_received;
+  if (a.next_message < r.messages) return;
+  if (r.messages_received == r.messages) {
+    finish(id, false);
+  } else if (a.receiver != nullptr) {
+    nics_[a.dst].device->destroy_qp(a.receiver->qp_num());
+    a.receiver = nullptr;
   }
 }
 

@@ -140,7 +140,7 @@ TEST(FlowThroughputScenario, EveryCarrierReportsPerFlowGoodput) {
   const std::string rnic = "model = \"rnic\"\n";
   expect_samples_cover_flows(testing::run(two_flows("", "model = \"line_rate\"\n")));
   expect_samples_cover_flows(testing::run(two_flows("", rnic)));
-  for (const std::string kind : {"rogue-rc", "rogue-uc", "bifrost-uc", "bifrost-rc"}) {
+  for (const std::string kind : {"uc", "rogue-rc", "rogue-uc", "bifrost-uc", "bifrost-rc"}) {
     SCOPED_TRACE(kind);
     expect_samples_cover_flows(
         testing::run(two_flows("[transport]\nkind = \"" + kind + "\"\n", rnic)));

@@ -293,7 +293,7 @@ constexpr BadFile kBadFiles[] = {
      "on the UD QP; ack_path = \"data_qp\" sends them in the data's class on the data QP"},
     {"bad_transport_kind.toml",
      "bad_transport_kind.toml:9:8: transport.kind: \"bifrost\" is not valid; valid choices: rc, "
-     "bifrost-uc, bifrost-rc, rogue-rc, rogue-uc, virtuoso"},
+     "uc, bifrost-uc, bifrost-rc, rogue-rc, rogue-uc, virtuoso"},
     {"bad_transport_needs_rnic.toml",
      "bad_transport_needs_rnic.toml:7:8: transport.kind: \"bifrost-uc\" runs over soft RNICs: "
      "set model = \"rnic\" in [nic]"},

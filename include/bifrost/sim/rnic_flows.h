@@ -1,10 +1,14 @@
 #pragma once
 // Carries a scenario's flows on soft RNICs: one rnic::Device per host, attached to the host's
-// NIC port, and per flow one RC QP pair made when the flow starts and destroyed when it is
-// done. A flow is one RDMA WRITE_WITH_IMM (chunks of at most 1 GiB for longer flows, the last
-// with immediate data); it completes when the receiver's completion for the last chunk is
-// generated, that is when the last byte has been placed. Memory regions carry no content, so
-// million-packet flows cost no memory for payloads.
+// NIC port, and per flow one RC (or UC) QP pair made when the flow starts and destroyed when it
+// is done. Over RC a flow is one RDMA WRITE_WITH_IMM (chunks of at most 1 GiB for longer flows,
+// the last with immediate data); it completes when the receiver's completion for the last chunk
+// is generated, that is when the last byte has been placed. Over UC ("UC RoCE": line rate, no
+// recovery) a flow is a train of WRITE_WITH_IMM messages of `uc_message` bytes, each consuming
+// one of the receives posted at the start and carrying its index as immediate data; a message
+// cut by a lost packet is dropped whole by the responder, and the flow completes only if every
+// message arrived. Memory regions carry no content, so million-packet flows cost no memory for
+// payloads.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,6 +30,10 @@ struct RnicFlowsConfig {
   uint8_t timeout = 14;  // RC QP timeout exponent: 4.096 us * 2^timeout (67 ms)
   uint8_t retry_cnt = 7;
   uint8_t rnr_retry = 7;
+  rnic::QpType qp_type = rnic::QpType::rc;  // rc or uc
+  // UC: the WRITE message size (the last message of a flow is the remainder). perftest's
+  // default message size (ib_write_bw -s 65536); at most 2^31 bytes.
+  uint64_t uc_message = uint64_t{64} << 10;
 };
 
 // A running flow's sender QP as DCQCN sees it (the flow_throughput.csv columns); both nullopt
@@ -40,6 +48,10 @@ struct RnicFlowRecord {
   bool failed = false;  // a QP error (retries exhausted) ended the flow
   Time finish = Time::max();
   uint64_t packets = 0;  // request packets of the flow's first transmission
+  // The flow's WRITE messages (RC: 1 GiB chunks), and over UC those its receiver completed,
+  // each at most once.
+  uint64_t messages = 0;
+  uint64_t messages_received = 0;
 };
 
 class RnicFlows {
@@ -55,9 +67,10 @@ class RnicFlows {
 
   const std::vector<RnicFlowRecord>& records() const { return records_; }
   size_t completed() const { return completed_; }
-  // Payload bytes of flow `id` that have arrived in order at its receiver: whole MTU packets
-  // up to the receiver's expected PSN, the flow's size once it completed. Call at least once
-  // per 2^24 packets of a flow (the PSN space) to count every wrap.
+  // Payload bytes of flow `id` that have arrived in order at its receiver: over RC whole MTU
+  // packets up to the receiver's expected PSN, the flow's size once it completed (call at least
+  // once per 2^24 packets of a flow, the PSN space, to count every wrap); over UC the bytes of
+  // the messages received complete.
   uint64_t delivered_bytes(uint64_t id);
   // Flow `id`'s sender QP now; nullopt once the flow is done or before it started.
   std::optional<QpRateSample> sender_rate(uint64_t id) const;
@@ -74,8 +87,10 @@ class RnicFlows {
     rnic::QueuePair* receiver = nullptr;
     uint32_t src = 0;
     uint32_t dst = 0;
-    uint32_t last_psn = 0;  // the receiver's expected PSN when last asked
-    uint64_t in_order = 0;  // packets arrived in order by then
+    uint32_t last_psn = 0;       // the receiver's expected PSN when last asked
+    uint64_t in_order = 0;       // packets arrived in order by then
+    uint64_t next_message = 0;   // UC: above the highest message index received
+    uint64_t message_bytes = 0;  // UC: bytes of the messages received complete
   };
   struct Nic {
     std::unique_ptr<rnic::Device> device;
@@ -90,6 +105,8 @@ class RnicFlows {
   void connect(rnic::QueuePair& qp, const Nic& peer, uint32_t peer_qpn, uint16_t sport,
                uint8_t traffic_class);
   void poll(uint32_t host);
+  void on_uc_message(uint32_t id, uint32_t index);
+  uint64_t message_length(uint32_t id, uint64_t index) const;
   void finish(uint32_t id, bool failed);
 
   EventKernel& kernel_;

@@ -11,8 +11,8 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kKinds = {"rc",       "bifrost-uc", "bifrost-rc",
-                                                    "rogue-rc", "rogue-uc",   "virtuoso"};
+constexpr std::array<std::string_view, 7> kKinds = {
+    "rc", "uc", "bifrost-uc", "bifrost-rc", "rogue-rc", "rogue-uc", "virtuoso"};
 constexpr std::array<std::string_view, 13> kUcKeys = {
     "kind",           "cc",       "chunking", "unit_size", "max_chunk",  "chunk_loss_budget",
     "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "ack_path",
@@ -24,6 +24,7 @@ constexpr std::array<std::string_view, 13> kRcBackedKeys = {
     "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "rc_retry_cnt",
     "rc_timeout"};
 constexpr std::array<std::string_view, 1> kRcKeys = {"kind"};
+constexpr std::array<std::string_view, 2> kPlainUcKeys = {"kind", "uc_message"};
 constexpr std::array<std::string_view, 18> kRogueKeys = {"kind",           "cc",
                                                          "segment",        "batch",
                                                          "alpha",          "beta",
@@ -107,6 +108,18 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
   }
   if (nic.model != NicModel::rnic) {
     r.fail("kind", fmt::format("\"{}\" runs over soft RNICs: set model = \"rnic\" in [nic]", kind));
+  }
+  if (kind == "uc") {
+    r.allow_only(kPlainUcKeys, " for kind \"uc\" (plain UC WRITEs; the other keys are Bifröst's)");
+    t.kind = TransportKind::uc;
+    if (auto message = r.positive_bytes("uc_message")) {
+      if (message->count() > (uint64_t{1} << 31)) {
+        r.fail("uc_message",
+               fmt::format("{} is above the 2 GiB an RDMA verb can be", bytes_text(*message)));
+      }
+      t.uc_message = *message;
+    }
+    return t;
   }
   if (kind == "virtuoso") {
     t.kind = TransportKind::virtuoso;

@@ -15,8 +15,8 @@ constexpr std::array<std::string_view, 2> kKeys = {"to_bifrost", "lossless_off"}
 
 UpgradeConfig parse_upgrade(const TableReader& r, const Scenario& s) {
   r.allow_only(kKeys);
-  if (s.transport.kind == TransportKind::rc || s.transport.kind == TransportKind::rogue_rc ||
-      s.transport.kind == TransportKind::rogue_uc) {
+  if (s.transport.kind == TransportKind::rc || s.transport.kind == TransportKind::uc ||
+      s.transport.kind == TransportKind::rogue_rc || s.transport.kind == TransportKind::rogue_uc) {
     r.fail_table(
         "upgrades services to Bifröst; set [transport] kind to \"bifrost-uc\" or "
         "\"bifrost-rc\" (the target)");

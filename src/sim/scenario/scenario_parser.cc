@@ -74,7 +74,7 @@ std::vector<WorkloadConfig> workloads(const toml::table& root, std::string_view 
     const TableReader r(*array[i].as_table(), fmt::format("workload[{}]", i), name);
     WorkloadConfig w = detail::parse_workload(r, i, s.topology, s.simulation, base_dir);
     if (std::holds_alternative<ClosedLoopWorkload>(w.spec) &&
-        s.transport.kind == TransportKind::rc) {
+        (s.transport.kind == TransportKind::rc || s.transport.kind == TransportKind::uc)) {
       r.fail("kind",
              "\"closed_loop\" runs over the Bifröst transport: set kind = \"bifrost-uc\" or "
              "\"bifrost-rc\" in [transport]");

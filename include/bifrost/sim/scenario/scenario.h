@@ -279,6 +279,7 @@ struct NicConfig {
 // Which transport carries the flows (the [transport] table).
 enum class TransportKind {
   rc,          // as [nic] says: line-rate sources, or one plain RC QP pair per flow
+  uc,          // one plain UC QP pair per flow ("UC RoCE"): line rate, no recovery
   bifrost_uc,  // Bifröst over UC QPs: software reliability and congestion control
   bifrost_rc,  // Bifröst over RC QPs: the NIC's reliability with backup QPs, software CC
   rogue_rc,    // RoGUE over an RC QP and its shadow: software CC (Vegas), NIC retransmission
@@ -323,6 +324,8 @@ struct RogueSpec {
 // The Bifröst knobs a scenario may set (transport::TransportConfig; docs/transport.md).
 struct TransportSpec {
   TransportKind kind = TransportKind::rc;
+  // kind = "uc": the size of the WRITE messages a flow is posted as (its last is the rest).
+  Bytes uc_message{64 * 1024};
   // The software congestion control: kind and parameter blocks (RoGUE: vegas).
   transport::CcConfig cc{};
   bool chunking = true;
