@@ -6,7 +6,9 @@
 # Usage: exports.sh <libbifrost-verbs.so>
 set -euo pipefail
 lib=$1
-real=$(ldconfig -p | awk '/libibverbs\.so\.1 / {print $NF; exit}')
+# awk reads to the end: an early exit would SIGPIPE ldconfig, and pipefail would fail the test
+# whenever ldconfig had not finished writing (it did, once, under a parallel ctest).
+real=$(ldconfig -p | awk '/libibverbs\.so\.1 / && !found {found = $NF} END {print found}')
 [ -n "$real" ] || { echo "libibverbs.so.1 is not installed: skipped"; exit 77; }
 ours=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort)
 theirs=$( (objdump -T "$real" | grep -v UND | awk 'NF > 2 && $(NF-1) ~ /^[(]?IBVERBS_1[.]/ && $NF !~ /^IBVERBS/ {print $NF}'; echo ibv_query_gid_type) | sort -u)
