@@ -1,5 +1,5 @@
 """Fills a scenario template: every @KEY@ in it is replaced by the environment variable KEY.
-A key without a variable is an error, so a typo cannot leave a placeholder in a scenario.
+A key without a variable is an error: a misspelt key stops the run instead of reaching bifrost-sim.
 Usage: KEY=value ... fill_template.py TEMPLATE OUTPUT"""
 import os
 import re

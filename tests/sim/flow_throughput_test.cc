@@ -77,31 +77,11 @@ TEST(FlowThroughputSeries, CsvAndFairnessFiles) {
 // Two 2 MB flows into host 0 at 10 Gb/s over `transport` (and `nic`), sampled every 200 us;
 // the buffer holds the line-rate sources' whole excess, so no carrier loses a packet.
 std::string two_flows(const std::string& transport, const std::string& nic) {
-  return R"(
-[simulation]
-seed = 3
-mtu = 2048
-duration = "20ms"
-[topology]
-kind = "star"
-hosts = 3
-host_rate = "10Gbps"
-host_delay = "1us"
-[switch]
-buffer = "16MB"
-[nic]
-)" + nic +
-         transport +
-         R"(
-[metrics]
-flow_throughput_interval = "200us"
-[[workload]]
-kind = "incast"
-senders = "1..2"
-receiver = 0
-size = "2MB"
-start = "1us"
-)";
+  testing::TwoToOne s;
+  s.nic = nic;
+  s.transport = transport;
+  s.metrics = "flow_throughput_interval = \"200us\"\n";
+  return testing::two_to_one(s);
 }
 
 // Each flow's samples tile [start, finish] without gaps and add up to its size.

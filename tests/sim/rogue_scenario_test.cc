@@ -19,28 +19,13 @@ using testing::run;
 // Three hosts at 10 Gb/s around one switch; host 0 moves 2 MB with each of hosts 1 and 2.
 std::string rogue_star(const std::string& kind, const std::string& op,
                        const std::string& nic = "model = \"rnic\"\n") {
-  return R"(
-[simulation]
-seed = 3
-mtu = 2048
-duration = "50ms"
-[topology]
-kind = "star"
-hosts = 3
-host_rate = "10Gbps"
-host_delay = "1us"
-[switch]
-buffer = "4MB"
-[nic]
-)" + nic +
-         "[transport]\nkind = \"" + kind + R"("
-[[workload]]
-kind = "incast"
-senders = "1..2"
-receiver = 0
-size = "2MB"
-start = "1us"
-)" + op;
+  testing::TwoToOne s;
+  s.duration = "50ms";
+  s.buffer = "4MB";
+  s.nic = nic;
+  s.transport = "[transport]\nkind = \"" + kind + "\"\n";
+  s.workload = op;
+  return testing::two_to_one(s);
 }
 
 TEST(RogueScenario, ReadWorkloadsRunAsReadsOverRogueRc) {

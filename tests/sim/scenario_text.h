@@ -115,6 +115,31 @@ size = ")" +
          size + "\"\n";
 }
 
+// Hosts 1 and 2 each move 2 MB into host 0 on a 3-host star (10 Gb/s, 1 us links, MTU 2048,
+// seed 3); the fields are what the tests vary, each inserted where its table is.
+struct TwoToOne {
+  std::string duration = "20ms";
+  std::string buffer = "16MB";
+  std::string topology;   // more [topology] lines
+  std::string nic;        // [nic] lines
+  std::string transport;  // whole tables after [nic]: [transport], [switch.ecn], ...
+  std::string metrics;    // [metrics] lines; none: no [metrics] table
+  std::string workload;   // more lines after the incast workload (its keys, or tables)
+};
+
+inline std::string two_to_one(const TwoToOne& s) {
+  std::string text = "[simulation]\nseed = 3\nmtu = 2048\nduration = \"" + s.duration +
+                     "\"\n[topology]\nkind = \"star\"\nhosts = 3\nhost_rate = \"10Gbps\"\n"
+                     "host_delay = \"1us\"\n" +
+                     s.topology + "[switch]\nbuffer = \"" + s.buffer + "\"\n[nic]\n" + s.nic +
+                     s.transport;
+  if (!s.metrics.empty()) text += "[metrics]\n" + s.metrics;
+  return text +
+         "[[workload]]\nkind = \"incast\"\nsenders = \"1..2\"\nreceiver = 0\nsize = \"2MB\"\n"
+         "start = \"1us\"\n" +
+         s.workload;
+}
+
 // The message of the Error that running `text` throws, or "no error".
 inline std::string run_error(const std::string& text) {
   try {

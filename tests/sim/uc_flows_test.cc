@@ -170,34 +170,13 @@ TEST(UcFlows, RejectsBadMessageSizes) {
 // and workload lines.
 std::string uc_star(const std::string& transport, const std::string& nic = "",
                     const std::string& topology = "", const std::string& workload = "") {
-  return R"(
-[simulation]
-seed = 3
-mtu = 2048
-duration = "20ms"
-[topology]
-kind = "star"
-hosts = 3
-host_rate = "10Gbps"
-host_delay = "1us"
-)" + topology +
-         R"(
-[switch]
-buffer = "16MB"
-[nic]
-model = "rnic"
-)" + nic +
-         "[transport]\nkind = \"uc\"\n" + transport + R"(
-[metrics]
-flow_throughput_interval = "200us"
-flow_records = true
-[[workload]]
-kind = "incast"
-senders = "1..2"
-receiver = 0
-size = "2MB"
-start = "1us"
-)" + workload;
+  testing::TwoToOne s;
+  s.topology = topology;
+  s.nic = "model = \"rnic\"\n" + nic;
+  s.transport = "[transport]\nkind = \"uc\"\n" + transport;
+  s.metrics = "flow_throughput_interval = \"200us\"\nflow_records = true\n";
+  s.workload = workload;
+  return testing::two_to_one(s);
 }
 
 // The bytes of flow `id`'s throughput samples: what it delivered by the run's end.
