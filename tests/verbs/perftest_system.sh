@@ -22,7 +22,9 @@ for tool in ib_write_bw ibv_rc_pingpong ibv_devinfo; do
 done
 # An ASan build of the library needs the ASan runtime loaded first in an uninstrumented program.
 preload=$lib
-if ldd "$lib" | grep -q libasan; then
+# (grep without -q reads ldd's whole output: an early exit could SIGPIPE ldd, and pipefail would
+# then take the library for uninstrumented, as it did once in CI.)
+if ldd "$lib" | grep libasan >/dev/null; then
   preload="$(${CXX:-g++} -print-file-name=libasan.so) $lib"
   export ASAN_OPTIONS=detect_leaks=0  # perftest does not free everything before it exits
 fi
