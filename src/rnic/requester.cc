@@ -350,6 +350,8 @@ void Requester::report_read_gap() {
   if (nic_.recovery().selective()) {
     read_resend_ = true;
     read_tail_lost_ = true;
+  } else if (nic_.data_path().read_gap_waits_for_timeout) {
+    return;  // the responses after the gap are dropped; the QP timer asks again
   } else {
     engine_->on_nak(una_, snd_max_);
   }

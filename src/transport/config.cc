@@ -13,6 +13,23 @@ CcParams TransportConfig::cc_params() const {
                   .line_rate = Rate::bps(static_cast<int64_t>(line_rate_bps))};
 }
 
+TransportConfig TransportConfig::paper() {
+  TransportConfig c;
+  c.unit_size = 4096;
+  c.max_chunk = 64 * 1024;
+  c.send_threshold = 32 * 1024;
+  c.ack_every_wqes = 32;
+  c.ack_every_bytes = 32 * 1024;
+  c.ack_timer = Time::us(120);
+  c.base_rtt = Time::us(50);
+  c.cc.kind = CcKind::swift;
+  c.cc.swift.params.loss_to_minimum = true;
+  c.cc.swift.params.target_follows_min_rtt = false;
+  c.hint_when_idle = false;
+  c.chunk_loss_budget = 0;
+  return c;
+}
+
 uint64_t TransportConfig::max_message_size() const {
   return uint64_t{unit_size} << imm.chunk_offset_bits;
 }

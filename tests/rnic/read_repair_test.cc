@@ -38,11 +38,12 @@ struct ReadRun {
 // re-request arrives, and the 40 us round trip stays below the 100 us RTO_low; a short delay
 // lands re-requests in the middle of the stream.
 ReadRun read_losing(EngineKind engine, uint32_t packets, const std::multiset<uint32_t>& lost,
-                    Time delay = Time::us(20)) {
+                    Time delay = Time::us(20), bool gap_waits_for_timeout = false) {
   sim::NicPairConfig config;
   config.mtu = kMtu;
   config.wire.delay = delay;
   config.device.recovery.kind = engine;
+  config.device.data_path.read_gap_waits_for_timeout = gap_waits_for_timeout;
   NicPair pair(config);
   const uint64_t bytes = uint64_t{packets} * kMtu - 100;  // a short last response
   pair.b().memory->fill(kSource, bytes, 7);
@@ -155,6 +156,15 @@ TEST(ReadRepairGoBackN, AsksForTheRestOfTheReadFromTheFirstLoss) {
   EXPECT_EQ(run.status, WcStatus::success);
   EXPECT_TRUE(run.intact);
   EXPECT_EQ(run.responses, 64u + (64u - 10u));
+}
+
+TEST(ReadRepairGoBackN, AGapWaitsForTheQpTimerWhenConfigured) {
+  // read_gap_waits_for_timeout: the responses after the lost one are dropped and nothing is
+  // asked again until the QP timer fires; then the rest of the READ comes again from the loss.
+  const ReadRun eager = read_losing(EngineKind::gbn, 64, {10});
+  EXPECT_EQ(eager.timeouts, 0u);
+  const ReadRun waiting = read_losing(EngineKind::gbn, 64, {10}, Time::us(20), true);
+  expect_repaired(waiting, 1u, 64u + (64u - 10u));
 }
 
 TEST(ReadRepairGoBackN, ARequestMidStreamRewindsTheStream) {

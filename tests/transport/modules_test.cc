@@ -96,6 +96,28 @@ TEST(LoadAwareChunking, FollowsWindowBdpAndQueuingDelay) {
   EXPECT_EQ(chunking.next_chunk(c), 16384u);  // a small BDP caps it
 }
 
+TEST(LoadAwareChunking, ASmallTailJoinsTheChunkWhenTheHardCapAllows) {
+  const LoadAwareChunking chunking(4096, 65536);
+  // srtt just above the base RTT shrinks a 64 KiB chunk to 63.4 KiB, 15 units: the 4 KiB left
+  // of a 64 KiB message goes with it, not as a WQE of its own.
+  ChunkContext c{.remaining = 65536,
+                 .window_available = 1 << 20,
+                 .bdp = 625000,
+                 .rtt = Time::ns(50'500),
+                 .base_rtt = Time::us(50)};
+  EXPECT_EQ(chunking.next_chunk(c), 65536u);
+  c.remaining = 1 << 20;
+  EXPECT_EQ(chunking.next_chunk(c), 61440u);  // a long message still gets the shrunk chunk
+  c.remaining = 65536;
+  c.rtt = Time::us(65);  // 50412 B: 12 units, and the 16 KiB left is a quarter or more
+  EXPECT_EQ(chunking.next_chunk(c), 49152u);
+  // Never beyond the window: 60 KiB available and a 64 KiB message left gives 60 KiB.
+  c.remaining = 65536;
+  c.rtt = Time::us(50);
+  c.window_available = 61440;
+  EXPECT_EQ(chunking.next_chunk(c), 61440u);
+}
+
 TEST(LoadAwareChunking, ShrinksToTheLossBudgetWhileLossesAreSeen) {
   const LoadAwareChunking chunking(4096, 65536, 4096, 0.05);
   ChunkContext c{.remaining = 1 << 20,

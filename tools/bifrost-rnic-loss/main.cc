@@ -152,6 +152,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--gbn-min-rto", o.gbn_min_rto_us, "GBN: floor under the QP timeout, us")
       ->capture_default_str();
+  app.add_option("--read-gap", o.read_gap,
+                 "GBN, --opcode read: after a lost READ response, reissue the READ from it at "
+                 "once, or wait for the QP timeout")
+      ->check(CLI::IsMember({"reissue", "timeout"}))
+      ->capture_default_str();
   app.add_option("--retry-cnt", o.retry_cnt, "RC retry count before the QP fails")
       ->check(CLI::Range(0, 7))
       ->capture_default_str();

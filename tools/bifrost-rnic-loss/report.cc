@@ -80,6 +80,7 @@ nlohmann::json scenario_json(const Options& o) {
       {"gbn_timeout", o.gbn_timeout},
       {"gbn_qp_timeout_us", 4.096 * std::ldexp(1.0, o.gbn_timeout)},
       {"gbn_min_rto_us", o.gbn_min_rto_us},
+      {"read_gap", o.read_gap},
       {"retry_cnt", o.retry_cnt},
       {"bdp_packets", o.bdp_packets},
       {"rto_low_us", o.rto_low_us},

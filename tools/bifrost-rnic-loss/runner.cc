@@ -182,6 +182,7 @@ class Runner {
     c.device.data_path.ack_every_packets = o_.ack_every;
     c.device.data_path.ack_delay = microseconds(o_.ack_delay_us);
     c.device.data_path.burst_packets = o_.burst_packets;
+    c.device.data_path.read_gap_waits_for_timeout = o_.read_gap == "timeout";
     c.device.data_path.max_send_wr = std::max<uint32_t>(4096, o_.outstanding);
     c.device.data_path.max_recv_wr = std::max<uint32_t>(4096, 2 * o_.outstanding);
     if (pipeline_modelled(o_)) {

@@ -46,6 +46,9 @@ struct Options {
   // their own RTO_low/RTO_high). 14 is NicPairConfig's default: 4.096 us * 2^14 = 67 ms.
   int gbn_timeout = 14;
   double gbn_min_rto_us = 0;
+  // GBN READ requester: "reissue" a READ from its first missing response at once, or wait for
+  // the QP "timeout" (DataPathConfig::read_gap_waits_for_timeout).
+  std::string read_gap = "reissue";
   int retry_cnt = 7;
   // IRN / SRNIC (RecoveryConfig defaults).
   uint32_t bdp_packets = 128;

@@ -48,6 +48,13 @@ struct DataPathConfig {
   // as RoGUE measured it (§5.2): "delays sending the next verb until the entire verb has been
   // ACKed", so a loss among small verbs resends them one round trip each (the `cx3pro` profile).
   bool serialize_verbs_after_retransmission = false;
+  // RC requester under go-back-N: what a READ response past a gap (or an ACK past an unfinished
+  // READ) does. false: the requester re-issues the READ from its first missing response at
+  // once, as the InfiniBand spec's implied NAK allows. true: it drops the out-of-sequence
+  // responses and asks again only when its QP timer fires. No public source says which one
+  // ConnectX-4 Lx does; the timer is what reproduces the collapse the Bifröst paper measured on
+  // it (Fig. 7, experiments/bifrost-loss-throughput), so that experiment's ARDMA rows use it.
+  bool read_gap_waits_for_timeout = false;
 };
 
 // What the data path counted, device-wide.

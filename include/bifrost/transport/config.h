@@ -88,6 +88,14 @@ struct TransportConfig {
   uint8_t rc_retry_cnt = 2;
   uint8_t rc_timeout = 8;  // 4.096 us * 2^timeout
 
+  // The Bifröst paper's configuration exactly (§4.1, §3.4): ACK coalescing 120 us / 32 WQEs /
+  // 32 KB, chunks 4-64 KB, SEND up to 32 KB, base RTT 50 us, Swift-like CC whose window drops to
+  // its minimum on any loss with the target fixed at the base RTT, the hint bit only on the last
+  // WQE the window allows (A.1.2), and no loss-aware chunk cap. The product default (a plain
+  // TransportConfig{}) adds our own choices; docs/transport.md, "Two configurations", lists
+  // each with the paper's behaviour beside it. line_rate_bps and mtu are the setup's to set.
+  static TransportConfig paper();
+
   // What the CC derives its path-dependent parameters from: base_rtt, the BDP at
   // line_rate_bps, unit_size as the mss, the line rate.
   CcParams cc_params() const;

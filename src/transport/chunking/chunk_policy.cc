@@ -20,15 +20,26 @@ LoadAwareChunking::LoadAwareChunking(uint32_t unit_size, uint32_t max_chunk, uin
 }
 
 uint64_t LoadAwareChunking::next_chunk(const ChunkContext& c) const {
-  uint64_t cap = std::min<uint64_t>({max_chunk_, c.bdp, c.window_available});
+  // The hard cap: the window, the BDP, the largest chunk and, while losses are seen, the loss
+  // budget. Queuing delay then shrinks the chunk below it.
+  uint64_t hard = std::min<uint64_t>({max_chunk_, c.bdp, c.window_available});
+  uint64_t cap = hard;
   if (c.rtt > c.base_rtt && c.base_rtt > Time::zero()) {
     cap = static_cast<uint64_t>(static_cast<double>(cap) * c.base_rtt.seconds() / c.rtt.seconds());
   }
   if (loss_budget_ > 0 && c.loss_rate > 0) {
     const double packets = loss_budget_ / c.loss_rate;
-    cap = std::min(cap, static_cast<uint64_t>(std::min(packets * mtu_, double(max_chunk_))));
+    const auto loss_cap = static_cast<uint64_t>(std::min(packets * mtu_, double(max_chunk_)));
+    cap = std::min(cap, loss_cap);
+    hard = std::min(hard, loss_cap);
   }
   const uint64_t size = std::max<uint64_t>(unit_, cap / unit_ * unit_);
+  // A tail under a quarter of this chunk is not worth a WQE of its own: it joins the chunk
+  // when the hard cap allows. (Rounding the delay-shrunk size down split a 64 KiB message
+  // into 60 + 4 KiB whenever srtt sat just above the base RTT.)
+  if (c.remaining > size && c.remaining <= hard && c.remaining - size < size / 4) {
+    return c.remaining;
+  }
   return std::min(size, c.remaining);
 }
 
