@@ -22,7 +22,7 @@ constexpr CcKind kKinds[] = {CcKind::swift,  CcKind::swift_md, CcKind::dcqcn, Cc
 auto fields(const SwiftParams& p) {
   return std::tie(p.target_delay, p.target_slack, p.additive_increase, p.beta, p.max_decrease,
                   p.min_window, p.max_window, p.initial_window, p.mss, p.loss_to_minimum,
-                  p.target_follows_min_rtt);
+                  p.target_follows_min_rtt, p.loss_needs_queuing);
 }
 auto fields(const DcqcnParams& p) {
   const rnic::DcqcnConfig& rp = p.rp;
@@ -204,7 +204,7 @@ TEST(CcConfig, TimelyAndDctcpTakeTheirPathFields) {
   const TimelyParams t = CcConfig{.kind = CcKind::timely}.timely_params(path);
   EXPECT_EQ(t.line_rate, Rate::Gbps(40));
   EXPECT_EQ(t.additive_increase, Rate::Mbps(40));  // the paper's 10 Mb/s at 10 Gb/s, scaled
-  EXPECT_EQ(t.min_rate, Rate::Mbps(400));  // ns3-rdma's 1% of the line rate
+  EXPECT_EQ(t.min_rate, Rate::Mbps(400));          // ns3-rdma's 1% of the line rate
   EXPECT_EQ(t.base_rtt, Time::us(12));
   EXPECT_EQ(t.mss, 2048u);
   EXPECT_EQ(t.t_low, Time::us(50));  // the TIMELY paper's constants stay

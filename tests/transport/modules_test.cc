@@ -182,6 +182,28 @@ TEST(Swift, GrowsBelowTargetShrinksAboveAndDropsToMinimumOnLoss) {
   EXPECT_EQ(swift.window_bytes(), 4096u);
 }
 
+TEST(Swift, LossNeedsQueuingCutsOnlyWhenTheRttShowsAQueue) {
+  const CcParams params{.base_rtt = Time::us(50), .bdp_bytes = 625000, .mss = 4096};
+  SwiftParams p = swift_params_for(params);
+  p.loss_needs_queuing = true;
+  Swift swift(p);
+  swift.on_loss(Time::us(10));
+  EXPECT_EQ(swift.window_bytes(), 4096u) << "no RTT seen yet: the loss counts";
+  Swift corrupt(p);
+  // Target 50 + 10 us: a sample of 55 us is no queue, so the loss is taken for corruption.
+  corrupt.on_ack(AckEvent{.now = Time::us(100), .acked_bytes = 4096, .rtt = Time::us(55)});
+  const uint64_t held = corrupt.window_bytes();
+  corrupt.on_loss(Time::us(110));
+  EXPECT_EQ(corrupt.window_bytes(), held);
+  corrupt.on_timeout(Time::us(120));
+  EXPECT_EQ(corrupt.window_bytes(), 4096u) << "a timeout always cuts";
+  Swift congested(p);
+  congested.on_ack(AckEvent{.now = Time::us(100), .acked_bytes = 4096, .rtt = Time::us(50)});
+  congested.on_ack(AckEvent{.now = Time::us(200), .acked_bytes = 4096, .rtt = Time::us(80)});
+  congested.on_loss(Time::us(300));
+  EXPECT_EQ(congested.window_bytes(), 4096u) << "above the target: congestion, the minimum";
+}
+
 TEST(CongestionControl, FactoryKnowsSwiftAndNone) {
   const CcParams params{};
   EXPECT_EQ(make_congestion_control(CcConfig{}, params)->name(), "swift");

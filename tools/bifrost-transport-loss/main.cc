@@ -50,6 +50,7 @@ struct Options {
   std::optional<std::string> cc;
   std::optional<double> base_rtt_us;  // unset: the wire's RTT (default) or 50 us (paper)
   std::optional<double> min_rto_us;
+  std::optional<bool> loss_needs_queuing;  // Swift's (SwiftParams::loss_needs_queuing)
   // Set: each message is an RPC request answered by a response of this many bytes, and a slot
   // of the I/O depth is free again when the response is back (the paper's RPC benchmark).
   // Unset: one-way messages, a slot free when the sender sees the message complete.
@@ -94,6 +95,7 @@ Point run(const Options& o, const std::string& mode, uint64_t size, double loss)
   if (o.unit) c.transport.unit_size = *o.unit;
   if (o.chunk_loss_budget) c.transport.chunk_loss_budget = *o.chunk_loss_budget;
   if (o.cc) c.transport.cc.kind = transport::parse_cc_kind(*o.cc);
+  if (o.loss_needs_queuing) c.transport.cc.swift.params.loss_needs_queuing = *o.loss_needs_queuing;
   if (o.min_rto_us) c.transport.min_rto = Time::from_seconds(*o.min_rto_us * 1e-6);
   // The product default takes the wire's RTT as its base RTT; the paper's is 50 us.
   if (o.base_rtt_us) {
@@ -238,6 +240,9 @@ int main(int argc, char** argv) {
   app.add_option("--base-rtt-us", o.base_rtt_us,
                  "the transport's base RTT (CC target, BDP); default: --rtt-us, the paper config "
                  "50 us");
+  app.add_option("--loss-needs-queuing", o.loss_needs_queuing,
+                 "swift: a loss cuts the window only while the RTT shows a queue (true), or "
+                 "always (false, the default and the paper's rule)");
   app.add_option("--min-rto-us", o.min_rto_us,
                  "floor of the retransmission timeout; default: 500 us");
   app.add_option("--duration-us", o.duration_us, "simulated time per point")->capture_default_str();

@@ -22,10 +22,18 @@ using transport::CcConfig;
 using transport::CcKind;
 
 // swift-md is swift with loss_to_minimum = false: its keys are swift's without the last.
-constexpr std::array<std::string_view, 11> kSwiftKeys = {
-    "kind",           "target_delay", "target_slack",   "ai",         "beta",
-    "max_mdf",        "min_window",   "initial_window", "max_window", "target_follows_min_rtt",
-    "loss_to_minimum"};
+constexpr std::array<std::string_view, 12> kSwiftKeys = {"kind",
+                                                         "target_delay",
+                                                         "target_slack",
+                                                         "ai",
+                                                         "beta",
+                                                         "max_mdf",
+                                                         "min_window",
+                                                         "initial_window",
+                                                         "max_window",
+                                                         "target_follows_min_rtt",
+                                                         "loss_needs_queuing",
+                                                         "loss_to_minimum"};
 constexpr std::array<std::string_view, 11> kDcqcnKeys = {"kind",
                                                          "g",
                                                          "min_rate",
@@ -149,6 +157,7 @@ void swift_keys(const TableReader& c, transport::SwiftBlock& s) {
   }
   if (auto follow = c.boolean("target_follows_min_rtt")) p.target_follows_min_rtt = *follow;
   if (auto minimum = c.boolean("loss_to_minimum")) p.loss_to_minimum = *minimum;
+  if (auto queuing = c.boolean("loss_needs_queuing")) p.loss_needs_queuing = *queuing;
 }
 
 void dcqcn_keys(const TableReader& c, transport::DcqcnBlock& d) {

@@ -47,9 +47,7 @@ void Swift::on_ack(const AckEvent& event) {
   const Time rtt = *event.rtt;
   last_rtt_ = rtt;
   min_rtt_ = std::min(min_rtt_, rtt);
-  const Time base = params_.target_follows_min_rtt ? std::max(params_.target_delay, min_rtt_)
-                                                   : params_.target_delay;
-  const Time target = base + std::max(params_.target_slack, base / 5);
+  const Time target = this->target();
   if (rtt <= target) {
     // One mss per window's worth of acknowledged bytes: +mss per RTT.
     window_ +=
@@ -63,7 +61,24 @@ void Swift::on_ack(const AckEvent& event) {
   clamp();
 }
 
+Time Swift::target() const {
+  const Time base = params_.target_follows_min_rtt ? std::max(params_.target_delay, min_rtt_)
+                                                   : params_.target_delay;
+  return base + std::max(params_.target_slack, base / 5);
+}
+
 void Swift::on_loss(Time now) {
+  if (params_.loss_needs_queuing && last_rtt_ != Time::zero() && last_rtt_ <= target()) {
+    return;  // no queue behind this loss: corruption, not congestion
+  }
+  cut(now);
+}
+
+void Swift::on_timeout(Time now) {
+  cut(now);
+}
+
+void Swift::cut(Time now) {
   if (params_.loss_to_minimum) {
     window_ = static_cast<double>(params_.min_window);
   } else if (!decreased_ || last_rtt_ == Time::zero() || now - last_decrease_ >= last_rtt_) {
@@ -74,10 +89,6 @@ void Swift::on_loss(Time now) {
   last_decrease_ = now;
   decreased_ = true;
   clamp();
-}
-
-void Swift::on_timeout(Time now) {
-  on_loss(now);
 }
 
 void Swift::clamp() {

@@ -24,6 +24,11 @@ struct SwiftParams {
   // base RTT under the path's real one (a software data path, a longer route) would otherwise
   // keep every sample "above target" and the window at its minimum forever.
   bool target_follows_min_rtt = true;
+  // A loss cuts the window only while the latest RTT sample shows a queue (above the target): a
+  // loss seen with the RTT at the target is taken for corruption, resent without a cut. Full
+  // queues drop packets only after the RTT has risen, so congestion still cuts; timeouts always
+  // cut. false: every loss cuts (the paper's rule; docs/transport.md, "Congestion control").
+  bool loss_needs_queuing = false;
 
   // Throws Error for a non-positive target, mss or increase, a negative slack or beta, a
   // decrease outside (0, 1], or windows not ordered min <= initial <= max.
@@ -44,6 +49,8 @@ class Swift final : public CongestionControl {
 
  private:
   void clamp();
+  Time target() const;
+  void cut(Time now);  // a loss or timeout that counts
 
   SwiftParams params_;
   double window_;
