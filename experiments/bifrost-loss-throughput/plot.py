@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Goodput vs request size, one panel per loss rate (results.csv from run.sh)."""
+"""Goodput vs request size at the paper's setup, one panel per loss rate (results.csv)."""
 import csv
 import sys
 
@@ -8,26 +8,32 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+LINE_GBPS = 25  # cluster A's CX-4 Lx ports
 rows = list(csv.DictReader(open(sys.argv[1])))
 losses = sorted({float(r["loss"]) for r in rows})
-schemes = [("plain_rc", "plain RC (NIC go-back-N)", "o-"),
-           ("bifrost_uc", "Bifröst over UC (Swift, min window on loss)", "s-"),
-           ("bifrost_rc", "Bifröst over RC", "^-"),
-           ("bifrost_uc_swift_md", "Bifröst UC, Swift MD on loss", "s--"),
-           ("bifrost_uc_cc_none", "Bifröst UC, no CC", "s:")]
-fig, axes = plt.subplots(1, len(losses), figsize=(5 * len(losses), 3.6), sharey=True)
-for ax, loss in zip(axes if len(losses) > 1 else [axes], losses):
+schemes = [("ardma", "ARDMA (READ waits for its 67 ms QP timer)", "o-"),
+           ("bifrost_uc_paper", "Bifröst UC, paper config", "s-"),
+           ("bifrost_rc_paper", "Bifröst RC, paper config", "^-"),
+           ("ardma_reissue", "ARDMA, READ re-issued at once", "o:"),
+           ("ardma_timeout_1ms", "ARDMA, 1 ms QP timer", "o--"),
+           ("bifrost_uc_default", "Bifröst UC, product default", "s--"),
+           ("bifrost_uc_default_gate", "Bifröst UC, default, 50 us base, loss needs queuing", "d--"),
+           ("bifrost_uc_paper_cc_none", "Bifröst UC, paper config without CC", "s:")]
+fig, axes = plt.subplots(1, len(losses), figsize=(5.5 * len(losses), 4), sharey=True,
+                         squeeze=False)
+for ax, loss in zip(axes[0], losses):
     for key, label, style in schemes:
-        pts = sorted((int(r["size"]), 100 * float(r["goodput"])) for r in rows
+        pts = sorted((int(r["size"]), LINE_GBPS * float(r["goodput"])) for r in rows
                      if r["scheme"] == key and float(r["loss"]) == loss)
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=label)
+    ax.axhline(20, color="grey", lw=0.8, ls="-.", label="paper: Bifröst ~20 Gb/s")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("request size (bytes)")
-    ax.set_title(f"loss 1/{round(1 / loss)}")
+    ax.set_title(f"loss 1/{round(1 / loss)} (toward the server)")
     ax.grid(alpha=0.3)
-axes[0].set_ylabel("goodput (% of 100 Gb/s)") if len(losses) > 1 else axes.set_ylabel("goodput")
-(axes[0] if len(losses) > 1 else axes).legend(fontsize=8)
+axes[0][0].set_ylabel(f"goodput (Gb/s of {LINE_GBPS})")
+axes[0][0].legend(fontsize=7)
 fig.tight_layout()
 fig.savefig(sys.argv[2], dpi=120)
 print(f"wrote {sys.argv[2]}")
