@@ -8,7 +8,7 @@
 # and real.png here, and prints the issue's checks per rate: goodput(2) >= 1.8 x goodput(1),
 # every veth >= 0.8 / K of the bytes.
 #
-#   sudo experiments/virtuoso-real/run.sh                     # full run (about 4 minutes)
+#   sudo experiments/virtuoso-real/run.sh                     # full run (about 6 minutes)
 #   RATES=500 PATHS="1 2" REPS=1 SECONDS_PER_RUN=3 sudo experiments/virtuoso-real/run.sh
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
