@@ -11,6 +11,8 @@ nlohmann::json to_json(const PeerInfo& info) {
   for (const QpEndpointInfo& q : info.qps) qps.push_back({{"qpn", q.qpn}, {"psn", q.psn}});
   nlohmann::json offers = nlohmann::json::array();
   for (const transport::ConnectionOffer& o : info.offers) offers.push_back(to_json(o));
+  nlohmann::json mp_offers = nlohmann::json::array();
+  for (const transport::virtuoso::MpOffer& o : info.mp_offers) mp_offers.push_back(to_json(o));
   return {{"bifrost_version", info.version},
           {"ip", world::to_string(info.ip)},
           {"mtu", info.mtu},
@@ -19,7 +21,8 @@ nlohmann::json to_json(const PeerInfo& info) {
           {"rkey", info.rkey},
           {"qps", qps},
           {"settings", info.settings},
-          {"offers", offers}};
+          {"offers", offers},
+          {"mp_offers", mp_offers}};
 }
 
 PeerInfo peer_info_from_json(const nlohmann::json& m) {
@@ -37,6 +40,7 @@ PeerInfo peer_info_from_json(const nlohmann::json& m) {
     }
     info.settings = m.at("settings");
     for (const auto& o : m.at("offers")) info.offers.push_back(offer_from_json(o));
+    for (const auto& o : m.at("mp_offers")) info.mp_offers.push_back(mp_offer_from_json(o));
     return info;
   } catch (const nlohmann::json::exception& e) {
     throw Error("the peer's connection info is malformed: {}", e.what());
@@ -85,6 +89,17 @@ std::string incompatibility(const PeerInfo& mine, const PeerInfo& peer) {
     if (a.reliability != b.reliability || a.qps.size() != b.qps.size() || a.mtu != b.mtu) {
       return fmt::format("Bifröst connection {}: {} here, {} at the peer", i, to_json(a).dump(),
                          to_json(b).dump());
+    }
+  }
+  if (peer.mp_offers.size() != mine.mp_offers.size()) {
+    return fmt::format("{} multi-path connections here, {} at the peer", mine.mp_offers.size(),
+                       peer.mp_offers.size());
+  }
+  for (size_t i = 0; i < mine.mp_offers.size(); ++i) {
+    const size_t here = mine.mp_offers[i].connection.qps.size();
+    const size_t there = peer.mp_offers[i].connection.qps.size();
+    if (here != there) {
+      return fmt::format("multi-path connection {}: {} paths here, {} at the peer", i, here, there);
     }
   }
   return "";

@@ -71,6 +71,24 @@ std::vector<GidEntry> gid_table_of(const std::vector<world::Ipv4>& addresses) {
   return table;
 }
 
+std::vector<world::Ipv4> multipath_gids(world::Ipv4 local, uint32_t aliases) {
+  std::vector<world::Ipv4> gids = {local};
+  std::string seen;
+  for (const GidEntry& e : interface_gid_table()) {
+    if (e.ip == local || is_loopback(e.ip)) continue;
+    if (gids.size() <= aliases) gids.push_back(e.ip);
+    seen += (seen.empty() ? "" : ", ") + world::to_string(e.ip);
+  }
+  if (gids.size() <= aliases) {
+    throw Error(
+        "{} paths need {} addresses besides {} on this host's interfaces; found {} ({}): add IP "
+        "aliases (scripts/testbed.sh --paths {})",
+        aliases, aliases, world::to_string(local), gids.size() - 1, seen.empty() ? "none" : seen,
+        aliases);
+  }
+  return gids;
+}
+
 Gid ipv4_mapped_gid(world::Ipv4 ip) {
   Gid gid{};
   gid[10] = 0xFF;

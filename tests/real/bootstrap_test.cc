@@ -167,5 +167,51 @@ TEST(Bootstrap, SilentPeerTimesOut) {
   server.get();
 }
 
+transport::virtuoso::MpOffer mp_offer(uint32_t qpn, size_t paths) {
+  transport::virtuoso::MpOffer o;
+  o.connection = offer(transport::Reliability::hardware_rc, qpn);
+  o.connection.qps.resize(paths, {.qpn = qpn + 7, .first_psn = 1});
+  for (size_t i = 0; i < paths; ++i) {
+    o.connection.qp_addresses.push_back(
+        {.ip = world::Ipv4::of(10, 77, static_cast<uint8_t>(i + 1), 2),
+         .gid_index = static_cast<uint8_t>(i + 1)});
+  }
+  o.probe_target = transport::RemoteAddress{.addr = 4096, .rkey = 5};
+  o.probe_bytes = 1 << 19;
+  return o;
+}
+
+TEST(Bootstrap, MultiPathOffersCarryEveryPathsAddress) {
+  PeerInfo server_info = info(5);
+  server_info.mp_offers = {mp_offer(40, 3)};
+  auto server = serve(server_info);
+  PeerInfo client_info = info(9);
+  client_info.mp_offers = {mp_offer(60, 3)};
+  ControlChannel client = ControlChannel::connect("127.0.0.1", test_port(), Time::s(10));
+  const PeerInfo got = exchange_peer_info(client, client_info, Time::s(10));
+  ASSERT_EQ(got.mp_offers.size(), 1u);
+  ASSERT_EQ(got.mp_offers[0].connection.qp_addresses.size(), 3u);
+  EXPECT_EQ(got.mp_offers[0].connection.qp_addresses[2].ip, world::Ipv4::of(10, 77, 3, 2));
+  EXPECT_EQ(got.mp_offers[0].probe_target.rkey, 5u);
+  EXPECT_EQ(server.get().mp_offers.at(0).connection.qps.at(0).qpn, 60u);
+}
+
+TEST(Bootstrap, MultiPathOffersWithAnotherPathCountAreRefused) {
+  PeerInfo server_info = info(5);
+  server_info.mp_offers = {mp_offer(40, 2)};
+  auto server = serve(server_info);
+  PeerInfo client_info = info(9);
+  client_info.mp_offers = {mp_offer(60, 4)};
+  ControlChannel client = ControlChannel::connect("127.0.0.1", test_port(), Time::s(10));
+  try {
+    exchange_peer_info(client, client_info, Time::s(10));
+    FAIL() << "accepted a peer with another number of paths";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("4 paths here, 2 at the peer"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(server.get(), Error);
+}
+
 }  // namespace
 }  // namespace bifrost::real

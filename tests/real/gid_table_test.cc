@@ -2,6 +2,8 @@
 // and the RoCE MTU an interface MTU allows.
 #include "bifrost/real/gid_table.h"
 
+#include "bifrost/core/error.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -49,6 +51,28 @@ TEST(GidTable, ChosenAddressesKeepTheirOrderAndFindTheirInterface) {
   EXPECT_EQ(table[0].ip, world::Ipv4::of(192, 0, 2, 200));
   EXPECT_EQ(table[0].ifindex, 0u);  // not configured here
   EXPECT_EQ(table[1].interface, "lo");
+}
+
+TEST(GidTable, MultipathGidsPutTheLocalAddressFirstAndNameWhatIsMissing) {
+  const world::Ipv4 local = world::Ipv4::of(127, 0, 0, 1);
+  const std::vector<world::Ipv4> none = multipath_gids(local, 0);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0], local);
+  // Never loopback, never the local address twice: far more aliases than any namespace has.
+  try {
+    multipath_gids(local, 60);
+    FAIL() << "found 60 aliases";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("60 paths need 60 addresses besides 127.0.0.1"),
+              std::string::npos)
+        << e.what();
+  }
+  size_t others = 0;
+  for (const GidEntry& e : interface_gid_table()) others += (e.ip.value >> 24) != 127;
+  if (others == 0) return;
+  const std::vector<world::Ipv4> one = multipath_gids(local, 1);
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_NE(one[1].value >> 24, 127u);
 }
 
 }  // namespace

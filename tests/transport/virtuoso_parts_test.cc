@@ -10,6 +10,7 @@
 #include "bifrost/core/rng.h"
 #include "bifrost/transport/virtuoso/chunk_policy.h"
 #include "bifrost/transport/virtuoso/load_balancer.h"
+#include "bifrost/transport/virtuoso/virtuoso_config.h"
 #include "transport/virtuoso/advert.h"
 
 namespace bifrost::transport::virtuoso {
@@ -115,6 +116,21 @@ TEST(VirtuosoChunkSearch, NeverAboveTheLargestWr) {
   ChunkSearch s(search_config(), 1, 4096, 200 * 1024);
   for (int i = 0; i < 20; ++i) s.on_success(s.chunk());
   EXPECT_EQ(s.chunk(), 200u * 1024);
+}
+
+// Pacing the paths needs their rates: without probing there are none.
+TEST(VirtuosoConfigCheck, PacedPathsNeedProbing) {
+  VirtuosoConfig c;
+  c.pace_paths = true;
+  c.probe = true;
+  EXPECT_NO_THROW(c.validate());
+  c.probe = false;
+  try {
+    c.validate();
+    FAIL() << "accepted pace_paths without probe";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pace_paths needs probe"), std::string::npos) << e.what();
+  }
 }
 
 TEST(VirtuosoAdvert, RoundTripsAndRejectsOtherMessages) {

@@ -78,6 +78,22 @@ void validate_rogue(const Options& o) {
   }
 }
 
+// Virtuoso takes MP WRITE, READ and SEND over RC QPs, one per path; its tests post MP WRs.
+void validate_virtuoso(const Options& o) {
+  if (o.connection_given) {
+    throw Error("-c cannot be combined with --transport virtuoso: every path is an RC QP");
+  }
+  if (o.is_latency() || o.is_rpc()) {
+    throw Error("{} cannot run over --transport virtuoso: use write_bw, read_bw or send_bw",
+                o.test);
+  }
+  if (o.verify && !o.all_sizes && o.size < 8) {
+    throw Error(
+        "--verify over --transport virtuoso needs -s 8 or more (each message carries its index "
+        "in its first 8 bytes)");
+  }
+}
+
 void validate(const Options& o) {
   const bool known = o.test == "write_bw" || o.test == "send_bw" || o.test == "read_bw" ||
                      o.test == "write_lat" || o.test == "send_lat" || o.test == "read_lat" ||
@@ -95,12 +111,19 @@ void validate(const Options& o) {
         o.test);
   }
   if (o.depth == 0 || o.depth > 4096) throw Error("--depth {} is invalid: use 1..4096", o.depth);
-  if (o.transport != "rc" && !o.uses_bifrost() && !o.uses_rogue()) {
-    throw Error("unknown --transport '{}': use rc, bifrost-uc, bifrost-rc, rogue-rc or rogue-uc",
-                o.transport);
+  if (o.transport != "rc" && !o.uses_bifrost() && !o.uses_rogue() && !o.uses_virtuoso()) {
+    throw Error(
+        "unknown --transport '{}': use rc, bifrost-uc, bifrost-rc, rogue-rc, rogue-uc or "
+        "virtuoso",
+        o.transport);
+  }
+  if (o.paths == 0 || o.paths > 64) throw Error("--paths {} is invalid: use 1..64", o.paths);
+  if (o.paths != 1 && !o.uses_virtuoso()) {
+    throw Error("--paths needs --transport virtuoso (the other transports use one path)");
   }
   if (o.uses_bifrost()) validate_bifrost(o);
   if (o.uses_rogue()) validate_rogue(o);
+  if (o.uses_virtuoso()) validate_virtuoso(o);
   if (o.connection != "RC" && o.connection != "UC" && o.connection != "UD") {
     throw Error("unknown connection type '{}': use RC, UC or UD", o.connection);
   }
@@ -179,6 +202,10 @@ int run(const Options& o) {
   for (const auto& offer : session.peer().offers) {
     results.peer_offers.push_back(real::to_json(offer));
   }
+  for (const auto& offer : session.mine().mp_offers) results.offers.push_back(real::to_json(offer));
+  for (const auto& offer : session.peer().mp_offers) {
+    results.peer_offers.push_back(real::to_json(offer));
+  }
   results.cpu_seconds = process_cpu_seconds();
   print_footer(o, results);
   if (!o.out_json.empty()) write_json(o.out_json, o, results);
@@ -208,7 +235,8 @@ int main(int argc, char** argv) {
   app.add_option("-q,--qp", o.qps, "number of QPs")->capture_default_str();
   app.add_option("-c,--connection", o.connection, "RC | UC")->capture_default_str();
   app.add_option("--transport", o.transport,
-                 "rc | bifrost-uc | bifrost-rc | rogue-rc | rogue-uc (bare verbs, Bifröst, RoGUE)")
+                 "rc | bifrost-uc | bifrost-rc | rogue-rc | rogue-uc | virtuoso (bare verbs, "
+                 "Bifröst, RoGUE, Virtuoso multi-path)")
       ->capture_default_str();
   app.add_flag("--report_gbits", o.report_gbits, "report bandwidth in Gb/s");
   app.add_option("--out_json", o.out_json, "write results as JSON to this file");
@@ -286,6 +314,19 @@ int main(int argc, char** argv) {
   app.add_option("--rogue_trace", o.rogue_trace,
                  "RoGUE: write every congestion-control event (samples, rate changes, posting "
                  "stops) of every connection to this CSV file");
+  app.add_option("--paths", o.paths,
+                 "Virtuoso: paths per connection, one RC QP each from local alias i to the "
+                 "peer's alias i (needs that many addresses besides the main one: "
+                 "scripts/testbed.sh --paths K)")
+      ->capture_default_str();
+  app.add_option("--virtuoso_probe", o.virtuoso_probe,
+                 "Virtuoso: measure each path with a probe WRITE before the first MP WR and split "
+                 "by the measured capacities (0: equal split)")
+      ->capture_default_str();
+  app.add_option("--probe_bytes", o.probe_bytes,
+                 "Virtuoso: bytes of each path's probe WRITE (at least 512 KiB, as the paper's)")
+      ->check(CLI::Range(uint64_t{512 * 1024}, uint64_t{1} << 30))
+      ->capture_default_str();
   app.add_flag("--ecn", o.ecn,
                "send data packets ECN-capable (ECT(0)); the receiving NIC reports CE marks to "
                "the transport");

@@ -226,8 +226,8 @@ uint64_t sum_retransmitted(Session& s) {
   return n;
 }
 
-MessageClientOutcome run_message_client(Session& s, uint32_t size) {
-  MessageClientOutcome out;
+ClientOutcome run_message_client(Session& s, uint32_t size) {
+  ClientOutcome out;
   if (s.options().is_latency()) {
     MessageLatClient client(s, size);
     client.run(true);

@@ -16,13 +16,8 @@
 
 namespace bifrost::perf {
 
-// The client of one size: the result row, and what it verified itself (the echoes).
-struct MessageClientOutcome {
-  SizeResult result;
-  uint64_t verified = 0;
-  uint64_t corrupt = 0;
-};
-MessageClientOutcome run_message_client(Session& session, uint32_t size);
+// Verified here: the echoes.
+ClientOutcome run_message_client(Session& session, uint32_t size);
 
 // The server of one size: installs delivery handlers on construction, serves until the client
 // speaks on the control connection, then settle() waits until every connection is idle.

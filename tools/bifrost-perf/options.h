@@ -64,6 +64,11 @@ struct Options {
   bool rogue_shadow = true;
   bool rogue_pace = true;
   std::string rogue_trace;  // CSV of every congestion-control event (empty: none)
+  // Virtuoso (--transport virtuoso): paths per multi-path connection, one QP each from local
+  // alias i to the peer's alias i; probe flows measure each path before the first MP WR.
+  uint32_t paths = 1;
+  bool virtuoso_probe = true;
+  uint64_t probe_bytes = 512 * 1024;  // per path; the paper's "at least 512 KB"
 
   bool is_client() const { return !server.empty(); }
   bool is_latency() const { return test.ends_with("_lat"); }
@@ -86,10 +91,13 @@ struct Options {
   // RoGUE beneath the verbs: the tests post the same verbs as over bare QPs, RoGUE segments,
   // batches, paces and (RC) replaces failed QPs beneath them.
   bool uses_rogue() const { return transport == "rogue-rc" || transport == "rogue-uc"; }
+  // Virtuoso: each -q is one multi-path connection (MP WRITE / READ / SEND over --paths QPs).
+  bool uses_virtuoso() const { return transport == "virtuoso"; }
   // -a: 2 B .. 8 MiB over verbs; over Bifröst 8 B (room for the message index that --verify
   // needs) .. 4 MiB (the largest Bifröst message), send_bw at most 64 KiB (one SEND each),
   // rpc_bw 2 MiB. The largest message either side sends (an RPC response may be larger).
-  uint32_t min_size() const { return uses_bifrost() ? 8 : 2; }
+  // Over Virtuoso, --verify too carries the message index in the first 8 bytes.
+  uint32_t min_size() const { return uses_bifrost() || uses_virtuoso() ? 8 : 2; }
   uint32_t max_size() const {
     if (is_rpc()) return std::max(all_sizes ? (1u << 21) : size, response_size);
     if (!all_sizes) return size;

@@ -91,6 +91,26 @@ void print_rogue(const nlohmann::json& t, const nlohmann::json& p) {
       counter(t, "verbs_failed"), counter(p, "verbs_failed"));
 }
 
+// Virtuoso's counters (virtuoso_runs.h), here / at the peer, and this side's paths.
+void print_virtuoso(const nlohmann::json& t, const nlohmann::json& p) {
+  fmt::print(
+      " Virtuoso work   : {} / {} MP WRs, {} / {} WRs posted, {} / {} CQEs, {} / {} wake-ups, "
+      "{} / {} MP RECVs\n",
+      counter(t, "mp_wrs"), counter(p, "mp_wrs"), counter(t, "wrs_posted"),
+      counter(p, "wrs_posted"), counter(t, "cqes"), counter(p, "cqes"), counter(t, "wakeups"),
+      counter(p, "wakeups"), counter(t, "mp_receives"), counter(p, "mp_receives"));
+  fmt::print(" Virtuoso paths  : {} / {} probes, {} / {} RETRY_EXC, {} / {} recoveries\n",
+             counter(t, "probes"), counter(p, "probes"), counter(t, "retry_exceeded"),
+             counter(p, "retry_exceeded"), counter(t, "recoveries"), counter(p, "recoveries"));
+  for (const auto& c : t.value("connections", nlohmann::json::array())) {
+    for (const auto& path : c.at("paths")) {
+      fmt::print("   path {} -> {} (UDP source port {}): {:.3f} Gb/s probed\n",
+                 path.at("local").get<std::string>(), path.at("peer").get<std::string>(),
+                 path.at("source_port").get<int>(), path.at("capacity_gbps").get<double>());
+    }
+  }
+}
+
 }  // namespace
 
 void print_banner(Session& s) {
@@ -106,6 +126,9 @@ void print_banner(Session& s) {
                o.transport);
     fmt::print(" Connection type : {:<16}Using SRQ      : OFF\n",
                o.transport == "rogue-rc" ? (o.rogue_shadow ? "RC + shadow" : "RC") : "UC");
+  } else if (o.uses_virtuoso()) {
+    fmt::print(" Connections     : {:<16}Transport type : Virtuoso over the soft RNIC\n", o.qps);
+    fmt::print(" Paths           : {:<16}Connection type: RC, one QP per path\n", o.paths);
   } else {
     fmt::print(" Number of qps   : {:<16}Transport type : bifrost soft RNIC ({})\n", o.qps,
                o.transport);
@@ -206,6 +229,9 @@ void print_footer(const Options& o, const RunResults& r) {
                100 * t.value("loss_rate_estimate", 0.0), 100 * pt.value("loss_rate_estimate", 0.0));
   }
   if (local.contains("rogue")) print_rogue(local["rogue"], peer.value("rogue", nlohmann::json{}));
+  if (local.contains("virtuoso")) {
+    print_virtuoso(local["virtuoso"], peer.value("virtuoso", nlohmann::json{}));
+  }
   if (o.is_rpc()) {
     const RpcCost cost = rpc_cost(r);
     fmt::print(

@@ -24,6 +24,14 @@ struct SizeResult {
   double eq1_p50 = 0, eq1_p99 = 0, eq1_p999 = 0;
 };
 
+// A client's run of one size: the result row, and what it checked itself (echoes, READs,
+// RPC responses).
+struct ClientOutcome {
+  SizeResult result;
+  uint64_t verified = 0;
+  uint64_t corrupt = 0;
+};
+
 // What the receiving side saw, sent back to the client at the end of every size.
 struct PeerStats {
   uint64_t verified = 0;  // messages whose content was checked and correct

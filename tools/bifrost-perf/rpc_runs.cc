@@ -139,10 +139,10 @@ uint32_t response_seed(size_t c, uint64_t k) {
   return message_seed(c + 4096, k);
 }
 
-RpcClientOutcome run_rpc_client(Session& s, uint32_t size) {
+ClientOutcome run_rpc_client(Session& s, uint32_t size) {
   RpcBwClient client(s, size);
   client.run(true);
-  RpcClientOutcome out;
+  ClientOutcome out;
   out.result = client.result();
   out.verified = client.verified();
   out.corrupt = client.corrupt();

@@ -17,12 +17,8 @@
 
 namespace bifrost::perf {
 
-struct RpcClientOutcome {
-  SizeResult result;
-  uint64_t verified = 0;  // responses checked here
-  uint64_t corrupt = 0;
-};
-RpcClientOutcome run_rpc_client(Session& session, uint32_t size);
+// Verified here: the responses.
+ClientOutcome run_rpc_client(Session& session, uint32_t size);
 
 // The server of one size: channels serving from construction until the client speaks on the
 // control connection; settle() then waits until every connection and channel is idle.

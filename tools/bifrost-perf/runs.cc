@@ -14,6 +14,7 @@
 #include "rogue_verbs.h"
 #include "rpc_runs.h"
 #include "runner.h"
+#include "virtuoso_runs.h"
 
 namespace bifrost::perf {
 namespace {
@@ -398,6 +399,8 @@ nlohmann::json local_counters(Session& s) {
                       {"cpu_seconds", process_cpu_seconds()}};
   if (s.options().uses_rogue()) {
     j["rogue"] = rogue_counters(s);
+  } else if (s.options().uses_virtuoso()) {
+    j["virtuoso"] = virtuoso_counters(s);
   } else if (s.has_endpoint()) {
     j["transport"] = transport_counters(s);
   }
@@ -409,32 +412,27 @@ SizeResult run_client_size(Session& s, uint32_t size, RunResults& results) {
   s.channel().send({{"phase", "start"}, {"size", size}});
   const nlohmann::json ready = s.channel().receive(control_timeout(o));
   if (ready.value("phase", "") != "ready") throw Error("the server did not get ready");
-  SizeResult r;
+  ClientOutcome out;
   if (o.is_rpc()) {
-    const RpcClientOutcome out = run_rpc_client(s, size);
-    r = out.result;
-    results.verified += out.verified;
-    results.corrupt += out.corrupt;
+    out = run_rpc_client(s, size);
+  } else if (o.uses_virtuoso()) {
+    out = run_virtuoso_client(s, size);
   } else if (o.uses_bifrost()) {
-    const MessageClientOutcome out = run_message_client(s, size);
-    r = out.result;
-    results.verified += out.verified;
-    results.corrupt += out.corrupt;
+    out = run_message_client(s, size);
   } else if (o.is_latency()) {
     static bool receives_posted = false;  // receives stay posted across sizes
     LatClient client(s, size, receives_posted);
     receives_posted = true;
     client.run(true);
-    r = client.result();
-    results.verified += client.verified();
-    results.corrupt += client.corrupt();
+    out = ClientOutcome{client.result(), client.verified(), client.corrupt()};
   } else {
     BwClient client(s, size);
     client.run(true);
-    r = client.result();
-    results.verified += client.verified();
-    results.corrupt += client.corrupt();
+    out = ClientOutcome{client.result(), client.verified(), client.corrupt()};
   }
+  const SizeResult& r = out.result;
+  results.verified += out.verified;
+  results.corrupt += out.corrupt;
   s.channel().send({{"phase", "done"}, {"result", to_json(r)}, {"counters", local_counters(s)}});
   const nlohmann::json reply = s.channel().receive(control_timeout(o));
   const PeerStats peer = stats_from_json(reply.at("stats"));
@@ -461,12 +459,17 @@ void serve_size(Session& s, uint32_t size, RunResults& results) {
   if (done.value("phase", "") != "done") {
     throw Error("unexpected control message '{}'", done.dump());
   }
-  server.settle();
+  const SizeResult client_result = size_result_from_json(done.at("result"));
+  if constexpr (requires { server.settle(uint64_t{}); }) {
+    server.settle(client_result.iterations);  // Virtuoso: MP SENDs the client completed
+  } else {
+    server.settle();
+  }
   const PeerStats stats = server.stats();
   results.verified += stats.verified;
   results.corrupt += stats.corrupt;
   results.duplicates += stats.duplicates;
-  results.sizes.push_back(size_result_from_json(done.at("result")));
+  results.sizes.push_back(client_result);
   results.peer_counters = done.at("counters");
   s.channel().send({{"phase", "stats"}, {"stats", to_json(stats, local_counters(s))}});
 }
@@ -477,6 +480,7 @@ RunResults run_server(Session& s) {
   const Options& o = s.options();
   RunResults results;
   if (o.verify && o.op() == Op::read) fill_read_sources(s);
+  // (Virtuoso's MP READs read slot k % slots as the verbs' do: the same sources.)
   // Receives are needed for SEND, for WRITE_WITH_IMM (--verify) and for every latency echo
   // (read_lat has none: the server stays passive).
   const bool needs_receives = o.op() == Op::send || (o.is_latency() && o.op() != Op::read) ||
@@ -494,6 +498,10 @@ RunResults run_server(Session& s) {
     }
     if (o.uses_bifrost()) {
       serve_size<MessageServer>(s, size, results);
+      continue;
+    }
+    if (o.uses_virtuoso()) {
+      serve_size<VirtuosoServer>(s, size, results);
       continue;
     }
     Responder responder(s, size, receives_posted);

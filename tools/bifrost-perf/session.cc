@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <sys/epoll.h>
+
+#include <algorithm>
 #include <cstring>
 
 #include "bifrost/core/error.h"
 #include "bifrost/core/rng.h"
 #include "bifrost/real/clock.h"
 #include "bifrost/real/device_settings.h"
+#include "bifrost/real/gid_table.h"
 #include "bifrost/rnic/connect.h"
 
 namespace bifrost::perf {
@@ -46,6 +50,9 @@ nlohmann::json settings_of(const Options& o) {
           {"rogue_batch", o.rogue_batch},
           {"rogue_shadow", o.rogue_shadow},
           {"rogue_pace", o.rogue_pace},
+          {"paths", o.paths},
+          {"virtuoso_probe", o.virtuoso_probe},
+          {"probe_bytes", o.probe_bytes},
           {"ack_priority", o.ack_priority}};
 }
 
@@ -94,6 +101,21 @@ transport::rogue::RogueConfig rogue_config(const Options& o) {
   return c;
 }
 
+transport::virtuoso::VirtuosoConfig virtuoso_config(const Options& o) {
+  transport::virtuoso::VirtuosoConfig c;
+  c.paths = o.paths;
+  c.mtu = o.mtu;
+  c.rc_timeout = o.qp_timeout;
+  c.probe = o.virtuoso_probe;
+  c.probe_bytes = o.probe_bytes;
+  // A receive buffer advert or PSN resync waits for the peer's event loop: ask every 5 ms, as
+  // RoGUE's resync does here.
+  c.control_interval = Time::ms(5);
+  c.control_attempts = 20;
+  c.validate();
+  return c;
+}
+
 }  // namespace
 
 bool holds_pattern(uint32_t seed, std::span<const std::byte> bytes, uint64_t offset) {
@@ -113,14 +135,18 @@ Session::Session(const Options& options)
           real::EventLoopConfig{.busy_poll = options.busy_poll || options.is_latency()})) {
   const world::Ipv4 local =
       options_.bind.empty() ? channel_.local_ip() : world::parse_ipv4(options_.bind);
+  // Virtuoso: GID 0 is `local`, GIDs 1..paths the aliases its paths send from.
+  const std::vector<world::Ipv4> gids = options_.uses_virtuoso()
+                                            ? real::multipath_gids(local, options_.paths)
+                                            : std::vector<world::Ipv4>{local};
   port_ = std::make_unique<real::UdpPort>(
       *loop_,
-      real::UdpPortConfig{.local_addresses = {local}, .gso = options.gso, .lend_payloads = true});
+      real::UdpPortConfig{.local_addresses = gids, .gso = options.gso, .lend_payloads = true});
 
   rnic::DeviceConfig dc;
   dc.name = options_.is_client() ? "perf-client" : "perf-server";
   dc.seed = static_cast<uint64_t>(real::monotonic_now().picoseconds());
-  dc.gids = {local};
+  dc.gids = gids;
   dc.max_mtu = options_.mtu;
   real::apply_real_world_settings(dc);
   dc.data_path.ecn_capable = options_.ecn;
@@ -130,9 +156,10 @@ Session::Session(const Options& options)
   slot_bytes_ = (options_.max_size() + recv_offset() + 63) & ~uint64_t{63};
   slots_ = static_cast<uint32_t>(
       std::clamp<uint64_t>(kMaxBufferPerQp / slot_bytes_, 1, options_.tx_depth));
-  const uint64_t length = slot_bytes_ * slots_ * options_.qps;
+  const uint64_t notices = options_.uses_virtuoso() ? uint64_t{2 * kNoticeBytes} * slots_ : 0;
+  const uint64_t length = (slot_bytes_ * slots_ + notices) * options_.qps;
   memory_ = std::make_unique<rnic::ByteMemory>(kBufferBase, length);
-  if (options_.uses_bifrost() || options_.uses_rogue()) {
+  if (options_.uses_bifrost() || options_.uses_rogue() || options_.uses_virtuoso()) {
     transport::EndpointConfig ec;
     ec.memory = transport::MemoryKind::bytes;
     ec.seed = dc.seed;
@@ -156,6 +183,10 @@ Session::Session(const Options& options)
   }
   if (options_.uses_rogue()) {
     build_rogue(local, length);
+    return;
+  }
+  if (options_.uses_virtuoso()) {
+    build_virtuoso(local, length);
     return;
   }
   cq_ = &device_->create_cq(1 << 20);
@@ -213,6 +244,48 @@ void Session::build_rogue(world::Ipv4 local, uint64_t length) {
   if (!options_.rogue_trace.empty()) trace_rogue(options_.rogue_trace);
 }
 
+void Session::build_virtuoso(world::Ipv4 local, uint64_t length) {
+  const transport::virtuoso::VirtuosoConfig config = virtuoso_config(options_);
+  for (uint32_t i = 0; i < options_.qps; ++i) {
+    mp_.push_back(std::make_unique<transport::virtuoso::MpConnection>(*endpoint_, config));
+    mine_.mp_offers.push_back(mp_.back()->offer());
+  }
+  describe_self(local, length);
+  const Time timeout = Time::from_seconds(options_.timeout);
+  peer_ = real::exchange_peer_info(channel_, mine_, timeout);
+  // Connecting starts the probe flows, timed from here: both sides connect together, so the
+  // peer's NIC answers the first probe from its first packet.
+  barrier("connect", timeout);
+  for (uint32_t i = 0; i < options_.qps; ++i) mp_[i]->connect(peer_.mp_offers[i]);
+  const Time deadline = loop_->now() + timeout;
+  loop_->run_until(
+      [this] { return std::ranges::none_of(mp_, [](const auto& m) { return m->probing(); }); },
+      deadline);
+  if (std::ranges::any_of(mp_, [](const auto& m) { return m->probing(); })) {
+    throw Error("probing the Virtuoso paths took longer than --timeout {} s", options_.timeout);
+  }
+  // The peer's probes need this NIC until they end too: the loop runs until the peer's word
+  // arrives (watching the channel, so that the loop wakes for it).
+  channel_.send({{"phase", "probed"}});
+  bool peer_done = channel_.readable();  // already read with an earlier message?
+  loop_->add_fd(channel_.fd(), EPOLLIN, [&peer_done](uint32_t) { peer_done = true; });
+  loop_->run_until([&peer_done] { return peer_done; }, loop_->now() + timeout);
+  loop_->remove_fd(channel_.fd());
+  expect_phase("probed", timeout);
+}
+
+void Session::barrier(const char* phase, Time timeout) {
+  channel_.send({{"phase", phase}});
+  expect_phase(phase, timeout);
+}
+
+void Session::expect_phase(const char* phase, Time timeout) {
+  const nlohmann::json m = channel_.receive(timeout);
+  if (m.value("phase", "") != phase) {
+    throw Error("the peer sent '{}' where '{}' was due", m.dump(), phase);
+  }
+}
+
 void Session::trace_rogue(const std::string& path) {
   rogue_trace_.open(path);
   if (!rogue_trace_) throw Error("cannot write {}", path);
@@ -243,8 +316,9 @@ void Session::describe_self(world::Ipv4 local, uint64_t length) {
 }
 
 Session::~Session() {
-  // RoGUE connections unregister from the endpoint.
+  // RoGUE and Virtuoso connections unregister from the endpoint.
   rogue_.clear();
+  mp_.clear();
   // Connections post to the device until they are gone; the device detaches from the port
   // when destroyed: endpoint, then device, then port.
   endpoint_.reset();

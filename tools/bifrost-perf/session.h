@@ -5,7 +5,8 @@
 // endpoint with one connection per -q instead of bare QPs; the buffer's slots are then per
 // connection and hold the messages handed to Connection::send. With --transport
 // rogue-rc|rogue-uc it holds one RoGUE connection per -q, which take the same verbs as bare
-// QPs (rogue_lanes.h).
+// QPs (rogue_lanes.h). With --transport virtuoso it holds one Virtuoso multi-path connection
+// per -q, each with --paths RC QPs from the device's alias GIDs (virtuoso_runs.h).
 #include <fstream>
 #include <memory>
 #include <span>
@@ -19,6 +20,7 @@
 #include "bifrost/rnic/responder.h"
 #include "bifrost/transport/endpoint.h"
 #include "bifrost/transport/rogue/rogue_connection.h"
+#include "bifrost/transport/virtuoso/mp_connection.h"
 #include "options.h"
 
 namespace bifrost::perf {
@@ -41,12 +43,14 @@ class Session {
   // QPs (verbs) or connections (Bifröst, RoGUE): the unit slots and patterns are counted by.
   size_t qp_count() const {
     if (options_.uses_bifrost()) return connections_.size();
+    if (options_.uses_virtuoso()) return mp_.size();
     return options_.uses_rogue() ? rogue_.size() : qps_.size();
   }
   transport::Endpoint& endpoint() { return *endpoint_; }
   transport::Connection& connection(size_t i) { return *connections_[i]; }
   bool has_endpoint() const { return endpoint_ != nullptr; }
   transport::rogue::RogueConnection& rogue(size_t i) { return *rogue_[i]; }
+  transport::virtuoso::MpConnection& mp(size_t i) { return *mp_[i]; }
   const rnic::MemoryRegion& mr() const { return *mr_; }
   // A message of `length` bytes in slot `slot` of connection `c`, for Connection::send.
   transport::MessageBuffer message(size_t c, uint64_t slot, uint32_t length) const {
@@ -65,6 +69,20 @@ class Session {
   }
   std::span<std::byte> slot_bytes(size_t qp, uint64_t slot, uint32_t length) {
     return memory_->bytes().subspan(slot_va(qp, slot) - kBufferBase, length);
+  }
+  // Virtuoso write_bw --verify: after the slots, per slot an 8-byte notice that an MP WRITE
+  // filled it (client to server) and one that the server checked it (back): an MP WRITE has
+  // no immediate, and the slot may be written again only once the server has checked it.
+  enum class Notice : uint8_t { written = 0, checked = 1 };
+  static constexpr uint32_t kNoticeBytes = 8;
+  transport::MessageBuffer notice(size_t qp, uint64_t slot, Notice kind) const {
+    const uint64_t index = ((qp * slots_ + slot % slots_) * 2) + static_cast<uint64_t>(kind);
+    return transport::MessageBuffer{
+        mr_, kBufferBase + slot_bytes_ * slots_ * options_.qps + index * kNoticeBytes,
+        kNoticeBytes};
+  }
+  std::span<std::byte> notice_bytes(const transport::MessageBuffer& notice) {
+    return memory_->bytes().subspan(notice.addr - kBufferBase, kNoticeBytes);
   }
 
   // -c UD: every receive buffer starts with the 40-byte GRH room (as in ibverbs), so a SEND's
@@ -85,6 +103,11 @@ class Session {
   // Connections, offers exchanged over the bootstrap, connected.
   void build_bifrost(world::Ipv4 local, uint64_t length);
   void build_rogue(world::Ipv4 local, uint64_t length);
+  // Virtuoso: connections, offers exchanged, connected together, probing finished on both sides.
+  void build_virtuoso(world::Ipv4 local, uint64_t length);
+  // Sends {"phase": phase} and waits for the peer's; throws Error for anything else.
+  void barrier(const char* phase, Time timeout);
+  void expect_phase(const char* phase, Time timeout);
   // --rogue_trace: every connection's CC events as CSV lines.
   void trace_rogue(const std::string& path);
   // This side's address, buffer and settings, for the bootstrap.
@@ -103,6 +126,7 @@ class Session {
   std::vector<transport::Connection*> connections_;
   std::vector<std::unique_ptr<transport::rogue::RogueConnection>> rogue_;
   std::ofstream rogue_trace_;
+  std::vector<std::unique_ptr<transport::virtuoso::MpConnection>> mp_;
   uint32_t slots_ = 1;
   uint64_t slot_bytes_ = 0;
   real::PeerInfo mine_;

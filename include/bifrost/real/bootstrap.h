@@ -11,12 +11,13 @@
 
 #include "bifrost/real/control_channel.h"
 #include "bifrost/transport/endpoint.h"
+#include "bifrost/transport/virtuoso/mp_connection.h"
 #include "bifrost/world/address.h"
 
 namespace bifrost::real {
 
-// 2: Bifröst connection offers.
-inline constexpr int kBootstrapVersion = 2;
+// 2: Bifröst connection offers. 3: per-QP addresses in offers, Virtuoso MP offers.
+inline constexpr int kBootstrapVersion = 3;
 
 struct QpEndpointInfo {
   uint32_t qpn = 0;
@@ -33,6 +34,8 @@ struct PeerInfo {
   std::vector<QpEndpointInfo> qps;
   // Bifröst transport connections, in creation order; empty for plain verbs.
   std::vector<transport::ConnectionOffer> offers;
+  // Virtuoso multi-path connections, in creation order: each QP's (path's) own address.
+  std::vector<transport::virtuoso::MpOffer> mp_offers;
   // Settings both sides must agree on (test, connection type, sizes...): compared key by key.
   nlohmann::json settings = nlohmann::json::object();
 };
@@ -43,9 +46,9 @@ PeerInfo peer_info_from_json(const nlohmann::json& message);
 
 // Sends `mine`, receives the peer's within `timeout` and checks it: same version, same
 // settings, as many QPs, QPNs and PSNs in 24 bits, the same MTU, as many connection offers
-// with the same mode and QP count as ours. On a mismatch tells the peer
-// why and throws Error naming both values. Both sides send before they receive, so each
-// checks the other and the peer learns the reason from the error message it is sent.
+// with the same mode and QP count as ours, as many MP offers with as many paths. On a mismatch
+// tells the peer why and throws Error naming both values. Both sides send before they receive, so
+// each checks the other and the peer learns the reason from the error message it is sent.
 PeerInfo exchange_peer_info(ControlChannel& channel, const PeerInfo& mine, Time timeout);
 
 }  // namespace bifrost::real

@@ -29,6 +29,11 @@ std::vector<GidEntry> interface_gid_table();
 // Entries for the given addresses only (a configured table), with interface and MTU looked
 // up where the address is configured here (ifindex 0 and MTU 1500 where it is not).
 std::vector<GidEntry> gid_table_of(const std::vector<world::Ipv4>& addresses);
+// A multi-path device's GIDs (Virtuoso): `local` at index 0 (the host's own address, for the
+// bootstrap and the UD control channel), then the first `aliases` other non-loopback addresses
+// of interface_gid_table(), in its order, as GID indices 1..aliases. Throws Error naming what
+// is missing when the namespace has fewer.
+std::vector<world::Ipv4> multipath_gids(world::Ipv4 local, uint32_t aliases);
 
 // ::ffff:a.b.c.d, and back (nullopt for a GID that is not IPv4-mapped).
 Gid ipv4_mapped_gid(world::Ipv4 ip);

@@ -15,6 +15,7 @@ void MpConnection::start_probing() {
       if (known->size() == capacity_.size()) {
         capacity_ = std::move(*known);
         ++stats_.probe_cache_hits;
+        pace_paths();
         return;
       }
     }
@@ -29,6 +30,7 @@ void MpConnection::probe_next() {
     if (cache_ != nullptr) cache_->store(endpoint_.ip(), peer_->connection.ip, capacity_);
     stats_.probe_time = endpoint_.scheduler().now() - probe_->started;
     probe_.reset();
+    pace_paths();
     std::deque<uint64_t> waiting;
     waiting.swap(waiting_for_probe_);
     for (uint64_t mp : waiting) start(mp);
@@ -61,6 +63,16 @@ void MpConnection::on_probe_done(const Open& probe) {
   probe_->measured.push_back(bits / fct.seconds());
   ++probe_->next_path;
   probe_next();
+}
+
+void MpConnection::pace_path(size_t index) {
+  if (!config_.pace_paths || probe_) return;
+  endpoint_.device().set_rate_limit(*state_[index].path.qp,
+                                    Rate::bps(static_cast<int64_t>(capacity_[index])));
+}
+
+void MpConnection::pace_paths() {
+  for (size_t i = 0; i < state_.size(); ++i) pace_path(i);
 }
 
 }  // namespace bifrost::transport::virtuoso

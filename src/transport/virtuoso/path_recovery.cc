@@ -91,6 +91,7 @@ void MpConnection::on_path_ready(size_t index) {
   if (index >= state_.size() || state_[index].path.role != PathRole::reconnecting) return;
   state_[index].ready = true;
   state_[index].path.role = PathRole::active;
+  pace_path(index);  // a reset QP may have lost its limit
   schedule_pump();
 }
 

@@ -23,6 +23,9 @@ void VirtuosoConfig::validate() const {
   if (probe && probe_bytes < 512 * 1024) {
     throw Error("virtuoso: probe_bytes {} is below the paper's 512 KB per path", probe_bytes);
   }
+  if (pace_paths && !probe) {
+    throw Error("virtuoso: pace_paths needs probe (the paths are paced at their measured rates)");
+  }
   if (control_attempts == 0 || control_interval <= Time::zero()) {
     throw Error("virtuoso: control_interval and control_attempts must be positive");
   }

@@ -205,6 +205,10 @@ class MpConnection final : public EndpointHandler, private PathResyncOwner {
   void start_probing();
   void probe_next();
   void on_probe_done(const Open& probe);
+  // config.pace_paths: path `index`'s QP (every path's, without an index) paced at its
+  // capacity estimate.
+  void pace_path(size_t index);
+  void pace_paths();
   // path_recovery.cc
   void on_path_failed(uint32_t path);
   void replace_path(size_t index) override;

@@ -33,6 +33,10 @@ struct VirtuosoConfig {
   uint32_t receive_slots = 64;        // per path QP: the library's staging receives
   bool probe = true;                  // measure path capacities before the first MP WR
   uint64_t probe_bytes = 512 * 1024;  // "at least 512 KB" per path
+  // Ours, not the paper's: once the capacities are known (probed or cached), each path QP's
+  // NIC rate limiter is set to its path's estimate, so that the NIC, which serves its QPs in
+  // turns, does not underfeed a fast path while slow paths' WRs hold it. Needs probe.
+  bool pace_paths = false;
   uint32_t mtu = 4096;
   uint8_t rc_timeout = 14;  // 4.096 us * 2^14 = 67 ms
   uint8_t rc_retry_cnt = 7;
