@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
 # FaSR's shared SR pool at 1% loss vs QPs per server, the FaSR paper's Fig. 10 (see README.md).
-# Builds bifrost-sim in the Release build (build/release, -j1), runs the paper's topology with
-# FaSR soft RNICs for each QP count, once with the paper's 270 B pool and once with the
-# default 1,565 B pool (what the QPs take with more room), and writes results.csv
-# and pool_usage.png next to this script. About 5 minutes once the tool is built.
+# Builds bifrost-sim in the Release build (build/release), runs the paper's topology with FaSR
+# soft RNICs for each QP count and each pool in POOLS (make_scenario.py: l2-270B, the headline,
+# is 270 B of level-2 bitmap blocks beside 20 level-1 units; 270B is units and blocks together
+# in 270 B; default is the soft RNIC's 1,565 B pool), and writes results.csv and pool_usage.png
+# next to this script. Rows of pools not in POOLS are kept from the results.csv already there.
 #
-#   experiments/fasr-pool-usage/run.sh
+#   experiments/fasr-pool-usage/run.sh             # headline: all 320 servers, 1 ms; ~10 min
+#   POOLS="270B default" ACTIVE_LEAVES=8 DURATION_US=2000 experiments/fasr-pool-usage/run.sh
 #   QPS=2,8,32 DURATION_US=500 experiments/fasr-pool-usage/run.sh   # quick look
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 qps="${QPS:-2,4,8,16,32,64,128,256,512}"
-duration="${DURATION_US:-2000}"
-active_leaves="${ACTIVE_LEAVES:-8}"
+duration="${DURATION_US:-1000}"
+active_leaves="${ACTIVE_LEAVES:-32}"
+pools="${POOLS:-l2-270B}"
 seed="${SEED:-1}"
 
 cd "$root"
-build_tools bifrost-sim
-tool="$build/tools/bifrost-sim"
+build_sim  # NO_BUILD=1 skips the build
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-for pool in 270B default; do
+for pool in $pools; do
   for n in ${qps//,/ }; do
     dir="$tmp/$pool-$n"
     /usr/bin/python3 "$here/make_scenario.py" "$dir" "$n" --active-leaves "$active_leaves" \
@@ -30,15 +32,16 @@ for pool in 270B default; do
   done
 done
 
-/usr/bin/python3 - "$tmp" "$here" "$qps" "$active_leaves" "$duration" <<'PY'
+/usr/bin/python3 - "$tmp" "$here" "$qps" "$active_leaves" "$duration" "$pools" <<'PY'
 import csv, json, os, re, sys
-tmp, here, qps, active_leaves, duration = sys.argv[1:]
+tmp, here, qps, active_leaves, duration, pools = sys.argv[1:]
+pools = pools.split()
 active_leaves = int(active_leaves)
 # The active servers: those under the leaves make_scenario.py uses.
 step = 32 // active_leaves
 active = {f"h{l * step * 10 + s}" for l in range(active_leaves) for s in range(10)}
 rows = []
-for pool in ("270B", "default"):
+for pool in pools:
     for n in (int(q) for q in qps.split(",")):
         d = os.path.join(tmp, f"{pool}-{n}")
         with open(os.path.join(d, "out", "fasr_pool.csv")) as f:
@@ -86,8 +89,17 @@ for pool in ("270B", "default"):
             "timeouts": timeouts,
             "wall_seconds": wall,
         })
-with open(os.path.join(here, "results.csv"), "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+# Keep the rows of the pools not rerun (they may come from another scale: see `servers`).
+path = os.path.join(here, "results.csv")
+if os.path.exists(path):
+    with open(path) as f:
+        kept = [r for r in csv.DictReader(f) if r["pool"] not in pools]
+    rows = rows + kept
+order = {"l2-270B": 0, "270B": 1, "default": 2}
+rows.sort(key=lambda r: (order.get(r["pool"], 9), int(r["qps_per_server"])))
+fields = list(dict.fromkeys(k for r in rows for k in r))
+with open(path, "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=fields, restval="")
     w.writeheader()
     w.writerows(rows)
 PY

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """Plots results.csv of experiments/fasr-qp-scale: goodput vs QPs without loss (Fig. 7(b)) and
 goodput vs loss at 5,000 QPs (Fig. 7(c)), one row per NIC transmit scheduler, with the paper's
-1% points as hollow markers."""
+1% points as hollow markers and, in the round-robin row, the serial-fetch sensitivity at 1% as
+crosses."""
 import csv
 import json
 import os
+import pathlib
 import sys
 
 import matplotlib
@@ -12,8 +14,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ENGINES = [("gbn", "GBN, CX-6-like cache", "tab:gray"), ("irn", "IRN", "tab:blue"),
-           ("srnic", "SRNIC", "tab:orange"), ("fasr", "FaSR", "tab:green")]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+import fasr_common  # noqa: E402
+
+# SRNIC dashed with open squares: it lies on FaSR's line at every point.
+ENGINES = [("gbn", "GBN, CX-6-like cache", "tab:gray", "o-"), ("irn", "IRN", "tab:blue", "o-"),
+           ("srnic", "SRNIC", "tab:orange", "s--"), ("fasr", "FaSR", "tab:green", "o-")]
 
 
 def main(here):
@@ -24,30 +30,31 @@ def main(here):
     bursts = sorted({int(r["burst_packets"]) for r in rows})
     fig, axes = plt.subplots(len(bursts), 2, figsize=(11, 4 * len(bursts)), squeeze=False)
     for row, burst in enumerate(bursts):
-        for engine, label, color in ENGINES:
+        for engine, label, color, style in ENGINES:
             pts = [r for r in rows if int(r["burst_packets"]) == burst and r["engine"] == engine]
             b = sorted((int(r["qps"]), 100 * float(r["goodput_fraction"]))
                        for r in pts if r["figure"] == "7b")
             c = sorted((100 * float(r["loss"]), 100 * float(r["goodput_fraction"]))
                        for r in pts if r["figure"] == "7c")
             if b:
-                axes[row][0].plot(*zip(*b), "o-", color=color, label=label)
+                axes[row][0].plot(*zip(*b), style, color=color, label=label, mfc="none")
             if c:
-                axes[row][1].plot(*zip(*c), "o-", color=color, label=label)
+                axes[row][1].plot(*zip(*c), style, color=color, label=label, mfc="none")
             axes[row][1].plot([1], [100 * paper[engine]["goodput_fraction"]], "o", color=color,
                               markerfacecolor="none", markersize=10)
+            # Sensitivity: serial context fetches at 5K QPs and 1%, crosses in the round-robin row.
+            serial = [100 * float(r["goodput_fraction"]) for r in rows
+                      if r["series"] == f"serial-5000-{engine}" and float(r["loss"]) == 0.01]
+            if burst == 1 and serial:
+                axes[row][1].plot([1], serial, "x", color=color, markersize=9,
+                                  label=f"{label}, serial fetches")
         scheduler = "packet round-robin" if burst == 1 else f"{burst}-packet bursts"
         axes[row][0].set(xscale="log", xlabel="QPs", ylabel="goodput, % of 100 Gb/s",
                          title=f"Fig. 7(b): no loss ({scheduler})", ylim=(0, 100))
         axes[row][1].set(xscale="log", xlabel="loss rate, % (data and ACKs)",
                          ylabel="goodput, % of 100 Gb/s", ylim=(0, 100),
                          title=f"Fig. 7(c): 5K QPs ({scheduler}), hollow = paper")
-        for ax in axes[row]:
-            ax.title.set_fontsize(10)
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(here, "qp_scale.png"), dpi=110)
+    fasr_common.finish(fig, [ax for row in axes for ax in row], here, "qp_scale.png")
 
 
 if __name__ == "__main__":

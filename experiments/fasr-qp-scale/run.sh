@@ -4,27 +4,40 @@
 # Builds bifrost-rnic-loss in build/release and writes results.csv and qp_scale.png next to this
 # script. About fifteen minutes once the tool is built.
 #
-#   experiments/fasr-qp-scale/run.sh                    # both schedulers, every point
-#   BURSTS=1 QPS="16 5000" experiments/fasr-qp-scale/run.sh   # quick look
+#   experiments/fasr-qp-scale/run.sh                    # packet round-robin, every point
+#   BURSTS="1 8" experiments/fasr-qp-scale/run.sh       # and 8-packet bursts per QP turn
+#   QPS="16 5000" SENSITIVITY=0 experiments/fasr-qp-scale/run.sh   # quick look
+#   RUN_DIR=/tmp/qps experiments/fasr-qp-scale/run.sh   # keep each point's JSON; a rerun skips
+#                                                       # the points already there
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 qps_list="${QPS:-16 64 256 1024 2048 3072 4096 5000}"
 losses="${LOSSES:-0.001,0.005,0.01,0.02,0.05}"
-bursts="${BURSTS:-1 8}"
+bursts="${BURSTS:-1}"
 measure_us="${MEASURE_US:-50000}"
 seed="${SEED:-1}"
-# Context SRAM: the paper's 2 MB for every selective engine; a ConnectX-6-like GBN NIC caches 256
-# bare 256-byte contexts. IRN's bitmaps are sized so that 5,000 of its contexts take the paper's
-# 3.3 MB: 3.3 MB / 5,000 - 256 B = 404 B = 20 B + 5 bitmaps of 77 B (614 packets).
-sram=2000000
+# Context SRAM, the paper's testbed (section V-A): "1.4MB for QPC" on the FPGA, for IRN+, SRNIC and
+# FaSR alike; a ConnectX-6-like GBN NIC caches 256 bare 256-byte contexts (its throughput drops
+# past 256 QPs, section V-C). IRN+'s bitmaps at the paper's BDP of 500 slots (section II): 20 B +
+# five 63-byte bitmaps per QP, so 2,368 of its 591-byte contexts fit.
+sram=1400000
 cx6=65536
-irn_bdp=614
+irn_bdp=500
+# Context fetches in flight at once (rnic::ContextFetches): a DMA engine overlaps its PCIe reads.
+# The paper gives no number; 8 is our assumption, 0 (one miss after another, each stalling the
+# receive pipeline) is the sensitivity series.
+fetches="${FETCHES:-8}"
 
 cd "$root"
 build_tools bifrost-rnic-loss
 tool="$build/tools/bifrost-rnic-loss"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+if [ -n "${RUN_DIR:-}" ]; then
+  tmp="$RUN_DIR"
+  mkdir -p "$tmp"
+else
+  tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' EXIT
+fi
 
 # Every point: 8 KB WRITEs, two posted per QP, QPs starting 12 us apart (one cold 1 us miss each,
 # which the 110 Gb/s receive pipeline works off in 10 us), then `measure_us` of measurement. Timers
@@ -36,9 +49,10 @@ trap 'rm -rf "$tmp"' EXIT
 point() {  # name qps burst loss-list engine extra-args...
   local name="$1" qps="$2" burst="$3" loss="$4" engine="$5"
   shift 5
+  [ -s "$tmp/$name.json" ] && return  # done in an earlier run into RUN_DIR
   local spread=$((qps * 12))
   local warmup=$((spread + 5000))
-  "$tool" -q --engine "$engine" --loss "$loss" --qps "$qps" --outstanding 2 \
+  "$tool" -q --engine "$engine" --loss "$loss" --qps "$qps" --outstanding 2 --context-fetches "$fetches" \
     --burst-packets "$burst" --start-spread-us "$spread" --warmup-us "$warmup" \
     --duration-us $((warmup + measure_us)) --seed "$seed" --json "$tmp/$name.json" "$@" >/dev/null
 }
@@ -57,23 +71,25 @@ for burst in $bursts; do
   echo "== burst $burst: 5000 QPs, loss $losses" >&2
   engines "b$burst-lossy-5000" 5000 "$burst" "$losses"
 done
-if [ "${RTO_SERIES:-1}" = 1 ]; then
-  # The selective engines at 5K QPs with RTO_low/high 2/4 ms (the pre-issue-20 values), the rest
-  # as above: the default 100/320 us is shorter than a QP's turn in the round-robin (440 us), and
-  # the timer's expiries use up the retries while the resend waits for that turn (README).
-  echo "== RTO 2/4 ms: 5000 QPs, loss $losses" >&2
-  for e in irn srnic fasr; do
-    extra=(--context-cache-bytes "$sram" --ack-every 1 --rto-low-us 2000 --rto-high-us 4000)
-    [ "$e" = irn ] && extra+=(--bdp-packets "$irn_bdp")
-    point "rto2ms-5000-$e" 5000 1 "$losses" "$e" "${extra[@]}"
-  done
-fi
 if [ "${SENSITIVITY:-1}" = 1 ]; then
-  # IRN with our own accounting's bitmaps (BDP 74: 326 B contexts, 6,134 fit in 2 MB), and GBN
-  # with as many QPs as its cache holds: what each loses to loss alone, without misses.
-  echo "== sensitivity: IRN at BDP 74 (5000 QPs), GBN at 256 QPs, loss $losses" >&2
-  point "sens-irn-bdp74" 5000 1 "$losses" irn --context-cache-bytes "$sram" --bdp-packets 74 --ack-every 1
+  # Serial context fetches (each miss stalls the receive pipeline in turn; the model before
+  # issue 26) at 5K QPs, for the engines whose contexts do not fit (SRNIC's and FaSR's do: they
+  # miss once per QP); and GBN with as many QPs as its cache holds: what it loses to loss alone.
+  echo "== sensitivity: serial fetches at 5000 QPs, GBN at 256 QPs" >&2
+  fetches=0 point "serial-5000-gbn" 5000 1 "0,0.01" gbn --context-cache-bytes "$cx6"
+  fetches=0 point "serial-5000-irn" 5000 1 "0,0.01" irn --context-cache-bytes "$sram" \
+    --bdp-packets "$irn_bdp" --ack-every 1
   point "sens-gbn-256" 256 1 "$losses" gbn --context-cache-bytes "$cx6"
+  # IRN with twice the fetches (16 in flight keep up with a miss per packet at 100 Gb/s), and
+  # SRNIC and FaSR with a receive pipeline that serves at line rate (no 10% headroom to work
+  # off SRNIC's stalls).
+  echo "== sensitivity: IRN with 16 fetches; SRNIC, FaSR with a 100 Gb/s pipeline" >&2
+  fetches=16 point "fetch16-5000-irn" 5000 1 "0,0.01" irn --context-cache-bytes "$sram" \
+    --bdp-packets "$irn_bdp" --ack-every 1
+  for e in srnic fasr; do
+    point "pipe100-5000-$e" 5000 1 "0.01" "$e" --context-cache-bytes "$sram" --ack-every 1 \
+      --pipeline-gbps 100
+  done
 fi
 
 /usr/bin/python3 - "$tmp" "$here" <<'PY'
@@ -89,6 +105,8 @@ for path in sorted(glob.glob(os.path.join(tmp, "*.json"))):
         accesses = p["cache_hits"] + p["cache_misses"]
         rows.append({
             "figure": "7b" if "-lossless-" in name else "7c" if "-lossy-" in name else "sensitivity",
+            "pipeline_gbps": s.get("pipeline_gbps", ""),
+            "context_fetches": s.get("context_fetches", ""),
             "series": name,
             "burst_packets": s["burst_packets"],
             "ack_every_packets": s["ack_every_packets"],
@@ -102,6 +120,7 @@ for path in sorted(glob.glob(os.path.join(tmp, "*.json"))):
             "cache_contexts": p["cache_contexts"],
             "cache_miss_fraction": round(p["cache_misses"] / accesses, 4) if accesses else "",
             "pipeline_drops": p["pipeline_drops"],
+            "pipeline_stalls": p["pipeline_stalls"],
             "timeouts": p["timeouts"],
             "retransmitted": p["retransmitted"],
             "data_packets_sent": p["data_packets_sent"],

@@ -40,6 +40,9 @@ Device::Device(world::Scheduler& scheduler, DeviceConfig config)
   if (config_.dcqcn) config_.data_path.ecn_capable = true;
   engine_->set_clock(scheduler_);
   if (config_.receive_pipeline) pipeline_.emplace(*config_.receive_pipeline);
+  if (config_.context_cache.concurrent_fetches > 0) {
+    fetches_.emplace(config_.context_cache.concurrent_fetches);
+  }
   if (config_.per_priority_limiters > 0) {
     class_limiters_.emplace(config_.per_priority_limiters, config_.rate_limiter);
   }

@@ -252,9 +252,17 @@ void Device::receive(world::PacketPtr packet) {
   if (pipeline_) {
     const Time stall = qp->pipeline_stall(*packet);
     if (stall > Time::zero()) ++counters_.pipeline_stalls;
-    const Time extra = stall + cache_.access(qp->qp_num());
     const Time now = scheduler_.now();
-    const auto done = pipeline_->admit(now, wire_bytes(*packet), extra);
+    const Time miss = cache_.access(qp->qp_num());
+    // A miss either stalls the pipeline (serial fetches) or delays only this packet's start.
+    Time extra = stall;
+    Time ready_at = now;
+    if (miss > Time::zero() && fetches_) {
+      ready_at = fetches_->start(now, miss);
+    } else {
+      extra += miss;
+    }
+    const auto done = pipeline_->admit(now, wire_bytes(*packet), extra, ready_at);
     if (!done) {
       ++counters_.rx_pipeline_drops;
       return;

@@ -7,12 +7,17 @@ namespace bifrost::rnic {
 namespace qp_cache_profile {
 
 QpContextCacheConfig cx6_like(Bytes recovery_state_bytes) {
-  return {.capacity = (kBaseQpContextBytes + recovery_state_bytes) * 256,
-          .miss_penalty = Time::us(1)};
+  QpContextCacheConfig c;
+  c.capacity = (kBaseQpContextBytes + recovery_state_bytes) * 256;
+  c.miss_penalty = Time::us(1);
+  return c;
 }
 
 QpContextCacheConfig fasr_like() {
-  return {.capacity = Bytes(1'400'000), .miss_penalty = Time::us(1)};
+  QpContextCacheConfig c;
+  c.capacity = Bytes(1'400'000);
+  c.miss_penalty = Time::us(1);
+  return c;
 }
 
 }  // namespace qp_cache_profile

@@ -219,7 +219,10 @@ void QueuePair::receive(const world::Packet& packet) {
 }
 
 Time QueuePair::pipeline_stall(const world::Packet& packet) {
-  return nic_ == nullptr ? Time::zero() : responder_->pipeline_stall(packet);
+  if (nic_ == nullptr) return Time::zero();
+  const Operation op = packet_kind(packet.roce.bth.opcode).operation;
+  if (op == Operation::acknowledge) return requester_->pipeline_stall(packet);
+  return responder_->pipeline_stall(packet);
 }
 
 void QueuePair::address(world::Packet& packet, world::Ipv4 dest) const {

@@ -35,7 +35,8 @@ Bytes ReceivePipeline::occupancy(Time now) {
   return occupancy_;
 }
 
-std::optional<Time> ReceivePipeline::admit(Time now, uint32_t bytes, Time extra_service) {
+std::optional<Time> ReceivePipeline::admit(Time now, uint32_t bytes, Time extra_service,
+                                           Time ready_at) {
   retire(now);
   if (occupancy_ + Bytes(bytes) > config_.buffer) {
     ++dropped_;
@@ -43,7 +44,7 @@ std::optional<Time> ReceivePipeline::admit(Time now, uint32_t bytes, Time extra_
     return std::nullopt;
   }
   const Time stall = std::max(extra_service, Time::zero());
-  const Time start = std::max(now, busy_until_);
+  const Time start = std::max({now, busy_until_, ready_at});
   busy_until_ =
       start + config_.per_packet + serialization_time(Bytes(bytes), config_.service_rate) + stall;
   if (size_ == ring_.size()) {

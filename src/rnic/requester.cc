@@ -231,6 +231,19 @@ void Requester::build(const Slot& slot, uint32_t psn, world::Packet& out, uint32
   }
 }
 
+Time Requester::pipeline_stall(const world::Packet& packet) {
+  if (qp_.type() != QpType::rc || !nic_.recovery().stalls_pipeline()) return Time::zero();
+  const wire::Aeth& aeth = packet.roce.aeth;
+  const bool sack =
+      packet.roce.bth.opcode == wire::Opcode::kRcAcknowledge &&
+      wire::ack_kind(aeth) == wire::AckKind::kNak &&
+      static_cast<wire::NakCode>(wire::syndrome_value(aeth)) == wire::NakCode::kPsnSequenceError &&
+      packet.roce.sr.present;
+  if (!sack) return Time::zero();
+  if (!pipeline_view_) pipeline_view_ = nic_.recovery().make_requester();
+  return pipeline_view_->sack_stall(packet.roce.bth.psn, packet.roce.sr.sequence);
+}
+
 void Requester::receive(const world::Packet& packet) {
   if (qp_.type() != QpType::rc || qp_.state() == QpState::err || qp_.state() == QpState::reset) {
     return;

@@ -202,6 +202,31 @@ TEST(FasrSender, AackBackToOneReturnsTheBitmap) {
   EXPECT_EQ(s.drain(3, 20), (Psns{3}));
 }
 
+// Reordering on the way back: a SACK sent before a retransmission arrived (lost-cnt 2) reaches
+// the sender after the AACK of that retransmission (lost-cnt 1), with no gap to its sack-high.
+// Section III-B resends SACK..sack-high only for a gap with a grown lost-cnt, and keeps the
+// bitmap for lost-cnt > 1: a rise without a gap is stale, and the fast path must not hold
+// lost-cnt > 1 without a bitmap (its RTO would then resend UNACK only and skip the bitmap).
+TEST(FasrSender, ReorderedSackWithoutAGapDoesNotRaiseLostCntOnTheFastPath) {
+  Sender s;
+  s.sack(1, 4, 20, 2);  // 1 and 3 lost (2 arrived): slow path
+  ASSERT_TRUE(s.tx.slow());
+  EXPECT_EQ(s.drain(1, 20), (Psns{1, 2, 3}));
+  s.ack(3, 1);  // 1's resend arrived: only 3 missing, back to the fast path
+  ASSERT_FALSE(s.tx.slow());
+  s.sack(3, 5, 20, 2);  // sent before that AACK, overtaken by it: no gap after 4
+  EXPECT_TRUE(s.drain(3, 20).empty());
+  EXPECT_EQ(s.tx.sack_high(), 5u);
+  EXPECT_EQ(s.tx.lost_cnt(), 1);
+  EXPECT_FALSE(s.tx.slow());
+  EXPECT_EQ(s.pool->usage().blocks_in_use, 0u);
+  // A real loss after it still shows as a gap with a grown lost-cnt.
+  s.sack(3, 8, 20, 3);  // 6 and 7 lost too: 3, 6, 7 missing
+  EXPECT_EQ(s.drain(3, 20), (Psns{6, 7}));
+  EXPECT_EQ(s.tx.lost_cnt(), 3);
+  EXPECT_TRUE(s.tx.slow());
+}
+
 TEST(FasrSender, OverflowResendsEveryGapWithoutLostCntGrowing) {
   Sender s;
   s.sack(0, 8, 40, 7, true);

@@ -70,6 +70,21 @@ TEST(ReceivePipeline, StallBuildsABacklogOfTheBytesArrivingMeanwhile) {
   EXPECT_EQ(pipeline.total_stall(), kStall);
 }
 
+TEST(ReceivePipeline, PacketWaitsForItsContextAndThePacketsBehindWaitForIt) {
+  ReceivePipeline pipeline(line_rate(Bytes::MiB(1)));
+  // Packet 0's context arrives 1.3 us after it: the pipeline idles until then. Packet 1's
+  // context is ready, but it is behind packet 0 in the FIFO.
+  EXPECT_EQ(pipeline.admit(Time::zero(), kPacket, Time::zero(), kStall), kStall + kGap);
+  EXPECT_EQ(pipeline.admit(kGap, kPacket), kStall + kGap * 2);
+  // Packet 2's own context was fetched in parallel and is ready before packet 1 finishes:
+  // no further wait, unlike a second serial stall.
+  EXPECT_EQ(pipeline.admit(kGap * 2, kPacket, Time::zero(), kGap * 2 + kStall), kStall + kGap * 3);
+  // Waiting for a context is not a stall of the pipeline.
+  EXPECT_EQ(pipeline.stalls(), 0u);
+  // A context ready before the packet arrives costs nothing.
+  EXPECT_EQ(pipeline.admit(Time::us(10), kPacket, Time::zero(), Time::us(9)), Time::us(10) + kGap);
+}
+
 TEST(ReceivePipeline, SmallBufferDropsExactlyTheOverflow) {
   // The stall needs room for 11 packets (10 queued + the arrival). A buffer of b packets
   // admits packets 0..b-1, drops b..10 while packet 0 is still stalled, and from packet 11 on

@@ -289,7 +289,8 @@ TEST_P(RecoveryProperty, EveryMessageExactlyOnceInOrderUnderLossDuplicationAndRe
   }
 }
 
-// SRNIC keeps its bitmap in host memory: out-of-order arrivals must stall the pipeline.
+// SRNIC keeps its bitmaps in host memory: repairing a loss (moving RCV-NXT over recorded PSNs,
+// looking up the PSNs to resend) must stall the pipeline.
 TEST(RecoveryPropertySrnic, LossStallsTheReceivePipeline) {
   for (const uint64_t seed : bifrost::testing::property_seeds(5)) {
     SCOPED_TRACE(::testing::Message() << "seed " << seed);

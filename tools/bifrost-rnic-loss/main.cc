@@ -184,13 +184,18 @@ int main(int argc, char** argv) {
   app.add_option("--pipeline-buffer-kib", o.pipeline_buffer_kib, "receive buffer")
       ->capture_default_str();
   app.add_option("--srnic-stall-ns", o.srnic_stall_ns,
-                 "SRNIC: pipeline stall per host-memory bitmap access (PCIe round trip)")
+                 "SRNIC: pipeline stall per host-bitmap query (an RCV-NXT update over recorded "
+                 "PSNs, a retransmit-PSN lookup for a SACK that opens a hole)")
       ->capture_default_str();
   app.add_option("--context-cache-bytes", o.context_cache_bytes,
                  "QP-context cache of both NICs (0: none); a miss stalls the receive pipeline, "
                  "which this turns on")
       ->capture_default_str();
   app.add_option("--cache-miss-ns", o.cache_miss_ns, "stall per context-cache miss (a PCIe fetch)")
+      ->capture_default_str();
+  app.add_option("--context-fetches", o.context_fetches,
+                 "context fetches in flight at once (0: each miss stalls the pipeline in turn; "
+                 "N: misses overlap, a packet waits only for its own context)")
       ->capture_default_str();
   app.add_option("--verify-every", o.verify_every,
                  "check the content of every Nth message at the receiver (0: never)")

@@ -54,6 +54,23 @@ nlohmann::json to_json(const Result& r) {
           {"wall_seconds", r.wall_seconds}};
 }
 
+namespace {
+
+// Which packets --loss-on lets the loss hit. Under READ the data are the responses, which
+// travel with the responder's NAKs and SACKs; the other direction carries the READ requests.
+std::string lossy_directions(const Options& o) {
+  const bool read = wr_opcode(o) == rnic::WrOpcode::rdma_read;
+  if (o.loss_on == "data") {
+    return read ? "the responder's direction only (READ responses, NAK/SACK; READ requests "
+                  "never lost)"
+                : "the data's direction only (ACK/NAK/SACK never lost)";
+  }
+  return read ? "both directions (READ requests; READ responses and NAK/SACK)"
+              : "both directions (data and ACK/NAK/SACK)";
+}
+
+}  // namespace
+
 nlohmann::json scenario_json(const Options& o) {
   nlohmann::json s = {
       {"message_bytes", o.message_bytes},
@@ -71,9 +88,7 @@ nlohmann::json scenario_json(const Options& o) {
       {"ack_delay_us", o.ack_delay_us},
       {"burst_packets", o.burst_packets},
       {"loss_applies_to",
-       fmt::format("{}, {}",
-                   o.loss_on == "data" ? "the data's direction only (ACK/NAK/SACK never lost)"
-                                       : "both directions (data and ACK/NAK/SACK)",
+       fmt::format("{}, {}", lossy_directions(o),
                    o.burst_len > 1 ? "Gilbert bursts per direction" : "independently per packet")},
       {"burst_len", o.burst_len},
       {"qp_rate_gbps", o.qp_rate_gbps},
@@ -93,6 +108,7 @@ nlohmann::json scenario_json(const Options& o) {
   if (o.context_cache_bytes > 0) {
     s["context_cache_bytes"] = o.context_cache_bytes;
     s["cache_miss_ns"] = o.cache_miss_ns;
+    s["context_fetches"] = o.context_fetches;
   }
   if (pipeline_modelled(o)) {
     s["pipeline_gbps"] = o.pipeline_gbps;

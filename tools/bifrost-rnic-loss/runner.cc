@@ -194,6 +194,7 @@ class Runner {
     }
     c.device.context_cache.capacity = Bytes(o_.context_cache_bytes);
     c.device.context_cache.miss_penalty = Time::ps(std::llround(o_.cache_miss_ns * 1e3));
+    c.device.context_cache.concurrent_fetches = o_.context_fetches;
     c.timeout = static_cast<uint8_t>(o_.gbn_timeout);
     c.retry_cnt = static_cast<uint8_t>(o_.retry_cnt);
     c.buffer_bytes = kBufferBytes;

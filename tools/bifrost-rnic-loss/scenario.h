@@ -61,11 +61,12 @@ struct Options {
   double pipeline_gbps = 110;
   double pipeline_per_packet_ns = 0;
   uint64_t pipeline_buffer_kib = 256;
-  double srnic_stall_ns = 1300;
+  double srnic_stall_ns = 1200;
   // QP-context cache on both NICs (0: not modelled); implies the receive pipeline, whose
   // stalls are the misses' cost.
   uint64_t context_cache_bytes = 0;
   double cache_miss_ns = 1000;
+  uint32_t context_fetches = 0;  // QpContextCacheConfig::concurrent_fetches
   uint32_t verify_every = 16;
   uint64_t seed = 1;
   std::string json_file;

@@ -15,6 +15,7 @@
 #include "bifrost/core/time.h"
 #include "bifrost/rnic/cc/dcqcn.h"
 #include "bifrost/rnic/completion_queue.h"
+#include "bifrost/rnic/context_fetches.h"
 #include "bifrost/rnic/hw_clock.h"
 #include "bifrost/rnic/memory_region.h"
 #include "bifrost/rnic/nic_context.h"
@@ -220,6 +221,7 @@ class Device final : public NicContext {
   std::vector<bool> claimed_limiters_;             // by claim_limiter
   std::optional<ReceivePipeline> pipeline_;
   QpContextCache cache_;
+  std::optional<ContextFetches> fetches_;  // set when context fetches overlap
   DcqcnNotificationPoint notification_point_;
 };
 

@@ -26,6 +26,11 @@ struct QpContextCacheConfig {
   Bytes capacity{0};
   // Delay of a miss: fetching the context from host memory over PCIe.
   Time miss_penalty = Time::us(1);
+  // Fetches in flight at once. 0: a miss stalls the receive pipeline for miss_penalty, so
+  // misses are served one at a time behind each other. N > 0: each miss starts its fetch when
+  // its packet arrives, up to N overlapping (ContextFetches); the packet waits for its context
+  // and the packets behind it wait for the packet, but later misses need not.
+  uint32_t concurrent_fetches = 0;
 };
 
 // Named NIC profiles.

@@ -38,8 +38,10 @@ class ReceivePipeline {
 
   // When this packet finishes processing, or nullopt if it does not fit in the buffer (it is
   // dropped and counted; a dropped packet's stall never happens). A negative extra_service is
-  // treated as zero.
-  std::optional<Time> admit(Time now, uint32_t bytes, Time extra_service = Time::zero());
+  // treated as zero. The packet starts no earlier than `ready_at` (its QP context arrives
+  // then): the pipeline idles until it, and the packets behind wait.
+  std::optional<Time> admit(Time now, uint32_t bytes, Time extra_service = Time::zero(),
+                            Time ready_at = Time::zero());
 
   // Bytes of admitted packets that have not finished processing at `now`.
   Bytes occupancy(Time now);

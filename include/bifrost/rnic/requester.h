@@ -33,6 +33,9 @@ class Requester {
   bool produce(world::Packet& out);
   // An ACK, NAK or READ response for this QP arrived.
   void receive(const world::Packet& packet);
+  // Extra receive-pipeline time `packet` costs (SRNIC's retransmit-PSN query for a SACK),
+  // decided when it enters the pipeline; called once per packet admitted, in arrival order.
+  Time pipeline_stall(const world::Packet& packet);
   // The last packet (PSN `psn`) of an outstanding RC request left the NIC at `when` (see
   // NicContext::note_last_packet).
   void departed(uint32_t psn, Time when);
@@ -124,6 +127,8 @@ class Requester {
   QueuePair& qp_;
   NicContext& nic_;
   std::unique_ptr<recovery::RequesterState> engine_;
+  // The SACK state as of the pipeline's tail (engines that stall the pipeline only).
+  std::unique_ptr<recovery::RequesterState> pipeline_view_;
   std::deque<Slot> sq_;
   size_t hint_ = 0;       // index of the slot find_slot found last
   uint32_t una_ = 0;      // oldest unacknowledged PSN

@@ -194,6 +194,10 @@ void FasrRequester::continue_recovery(uint32_t sacked, uint32_t snd_max) {
     return;
   }
   unit().sack_high = sacked;
+  // A rise without a gap is a SACK overtaken by the AACK of a fall (reordered on the way back):
+  // the receiver's count is lower now, and the fast path keeps no bitmap for lost-cnt > 1.
+  const bool stale_rise = !lost && (carried_.overflow || carried_.lost_cnt > unit().lost_cnt);
+  if (stale_rise && !unit().slow) return;
   adopt(carried_);
 }
 

@@ -38,22 +38,19 @@ class IrnResponder final : public ResponderState {
     return next;
   }
   Feedback feedback(Arrival arrival) override { return selective_feedback(arrival); }
-  // SRNIC's on-NIC share: the cached bitmap word and its index (a 24-bit PSN's word).
+  // SRNIC's on-NIC share: the bitmap word its posted writes gather and the word's index (a
+  // 24-bit PSN's word).
   static constexpr uint64_t kNicWordBits = 64 + 18;
-  // IRN: the received bitmap, one bit per PSN in flight; SRNIC: only the cached word (the
-  // bitmap is in host memory).
+  // IRN: the received bitmap, one bit per PSN in flight; SRNIC: only the word being written
+  // (the bitmap is in host memory).
   uint64_t nic_state_bits() const override { return host_bitmap_ ? kNicWordBits : window_; }
-  // SRNIC: an out-of-order arrival writes the host bitmap; an in-order one must read it
-  // whenever out-of-order PSNs are recorded, to learn how far the expected PSN moves. The NIC
-  // holds the one 64-bit bitmap word it touched last: an access to that word needs no PCIe
-  // round trip, any other word costs one.
+  // SRNIC (FaSR paper, sections II and V-D2): recording an out-of-order arrival is a posted
+  // write to the host bitmap, nanoseconds for the NIC. Updating RCV-NXT is not: an in-order
+  // arrival while out-of-order PSNs are recorded (a retransmission filling the hole) must wait
+  // for the host's bitmap query to learn how far RCV-NXT moves, and the pipeline pauses.
   Time pipeline_stall(uint32_t psn, uint32_t expected) override {
     if (!host_bitmap_) return Time::zero();
-    const int32_t d = wire::psn_diff(psn, expected);
-    if (d < 0 || (d == 0 && received_.count() == 0)) return Time::zero();
-    const uint32_t word = (d > 0 ? psn : wire::psn_add(expected, 1)) >> 6;
-    if (word == cached_word_) return Time::zero();
-    cached_word_ = word;
+    if (wire::psn_diff(psn, expected) != 0 || received_.count() == 0) return Time::zero();
     return access_;
   }
 
@@ -62,7 +59,6 @@ class IrnResponder final : public ResponderState {
   uint32_t window_;  // one bit per PSN in flight (received_ rounds its words up)
   bool host_bitmap_;
   Time access_;
-  uint32_t cached_word_ = UINT32_MAX;  // SRNIC: the bitmap word on the NIC
 };
 
 // Loss recovery starts on the first SACK: every PSN below the highest SACKed one that was not
@@ -70,8 +66,11 @@ class IrnResponder final : public ResponderState {
 // next to send when it started. A lost retransmission is left to the timeout, as in IRN.
 class IrnRequester final : public RequesterState {
  public:
-  explicit IrnRequester(const RecoveryConfig& config)
-      : config_(config), sacked_(config.bdp_packets), resent_(config.bdp_packets) {}
+  IrnRequester(const RecoveryConfig& config, bool host_bitmap)
+      : config_(config),
+        host_bitmap_(host_bitmap),
+        sacked_(config.bdp_packets),
+        resent_(config.bdp_packets) {}
 
   void on_ack(uint32_t una) override {
     sacked_.move_to(una);
@@ -111,6 +110,17 @@ class IrnRequester final : public RequesterState {
   Time timeout(uint32_t in_flight, Time /*qp_timeout*/) const override {
     return in_flight <= config_.rto_low_threshold ? config_.rto_low : config_.rto_high;
   }
+  // SRNIC: a SACK that reveals PSNs neither acknowledged nor SACKed before it (a new hole) has
+  // the sender ask the host bitmap which PSNs to resend, and its pipeline pauses for the
+  // answer; a SACK that extends the SACKed run is recorded in nanoseconds.
+  Time sack_stall(uint32_t una, uint32_t sacked) override {
+    if (!host_bitmap_) return Time::zero();
+    if (!seen_any_ || wire::psn_before(seen_next_, una)) seen_next_ = una;
+    seen_any_ = true;
+    const bool new_hole = wire::psn_before(seen_next_, sacked);
+    if (!wire::psn_before(sacked, seen_next_)) seen_next_ = wire::psn_add(sacked, 1);
+    return new_hole ? config_.srnic_bitmap_access : Time::zero();
+  }
   // Beside the two bitmaps: recovering, and three PSNs (recovery end, scan, highest).
   static constexpr uint64_t kRecoveryStateBits = 1 + 3 * 24;
   // The SACKed and resent bitmaps, one bit per PSN in flight each, and the recovery state.
@@ -133,12 +143,16 @@ class IrnRequester final : public RequesterState {
   }
 
   RecoveryConfig config_;
+  bool host_bitmap_;
   PsnBitmap sacked_;
   PsnBitmap resent_;
   bool recovering_ = false;
   uint32_t recovery_end_ = 0;
   uint32_t scan_ = 0;
   uint32_t highest_ = 0;
+  // SRNIC's view for sack_stall: the PSN after the highest known to have arrived.
+  bool seen_any_ = false;
+  uint32_t seen_next_ = 0;
 };
 
 }  // namespace
@@ -155,7 +169,7 @@ IrnEngine::IrnEngine(const RecoveryConfig& config, bool bitmap_in_host_memory)
 }
 
 MemoryFootprint IrnEngine::implemented_footprint() const {
-  const IrnRequester sender(config_);
+  const IrnRequester sender(config_, host_bitmap_);
   const IrnResponder receiver(config_.bdp_packets, host_bitmap_, config_.srnic_bitmap_access);
   return {bytes_of_bits(sender.nic_state_bits() + receiver.nic_state_bits()), 0};
 }
@@ -166,7 +180,7 @@ MemoryFootprint IrnEngine::footprint() const {
 }
 
 std::unique_ptr<RequesterState> IrnEngine::make_requester() {
-  return std::make_unique<IrnRequester>(config_);
+  return std::make_unique<IrnRequester>(config_, host_bitmap_);
 }
 
 std::unique_ptr<ResponderState> IrnEngine::make_responder() {

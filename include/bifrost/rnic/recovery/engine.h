@@ -97,6 +97,10 @@ class RequesterState {
   // The retransmission timeout with `in_flight` packets outstanding; `qp_timeout` is the QP's
   // own attribute (4.096 us * 2^timeout), which hardware GBN uses.
   virtual Time timeout(uint32_t in_flight, Time qp_timeout) const = 0;
+  // Extra receive-pipeline time a SACK costs (SRNIC asks its host bitmap which PSNs to
+  // resend). Called on a separate view of this state, once per SACK in arrival order, with the
+  // SACK's cumulative and SACKed PSNs.
+  virtual Time sack_stall(uint32_t /*una*/, uint32_t /*sacked*/) { return Time::zero(); }
   // Bits of NIC memory this state keeps beyond the base context and the shared structures,
   // counted from what it holds (Engine::implemented_footprint sums both halves).
   virtual uint64_t nic_state_bits() const = 0;
@@ -129,7 +133,8 @@ class Engine {
   virtual MemoryFootprint implemented_footprint() const = 0;
   // True if the SR extensions this engine's packets carry are charged at their lean size.
   virtual bool lean_sr_header() const { return false; }
-  // True if ResponderState::pipeline_stall may return more than zero.
+  // True if ResponderState::pipeline_stall or RequesterState::sack_stall may return more than
+  // zero.
   virtual bool stalls_pipeline() const { return false; }
   // The device's clock, for engines that keep statistics over time (FaSR's pool occupancy);
   // it must outlive the engine.
@@ -161,8 +166,9 @@ struct RecoveryConfig {
   // short, and each further timeout without progress doubles it, up to the QP's own timeout.
   // Zero: off, every timeout is the QP's.
   Time gbn_adaptive_rto = Time::zero();
-  // SRNIC: the PCIe round trip one host-memory bitmap access stalls the receive pipeline for.
-  Time srnic_bitmap_access = Time::ns(1300);
+  // SRNIC: the PCIe round trip one host-bitmap query stalls the receive pipeline for (updating
+  // RCV-NXT, looking up the PSNs to resend): 1.2 us, the FaSR paper's setting (section V-A).
+  Time srnic_bitmap_access = Time::ns(1200);
   // FaSR: the NIC-wide pool of SR state units and bitmap blocks.
   FasrPoolConfig fasr_pool{};
   // FaSR: charge the paper's lean SR extensions (section IV-D, 6 to 14 B per request packet)

@@ -1,8 +1,10 @@
 #pragma once
 // IRN (Mittal et al., SIGCOMM 2018): selective repeat with SACKs, a BDP cap on packets in
 // flight and two timeouts (RTO_low while few packets are in flight, RTO_high otherwise).
-// SRNIC (Wang et al., NSDI 2023) shares IRN's protocol but keeps its bitmap in host memory:
-// every bitmap access stalls the NIC's receive pipeline for a PCIe round trip.
+// SRNIC (Wang et al., NSDI 2023) shares IRN's protocol but keeps its bitmaps in host memory:
+// recording out-of-order PSNs and SACKs takes nanoseconds, but updating RCV-NXT over recorded
+// PSNs and looking up the PSNs to resend wait for the host, and the NIC's receive pipeline
+// pauses for that PCIe round trip (FaSR paper, sections II and V-D2).
 #include "bifrost/rnic/recovery/engine.h"
 
 namespace bifrost::rnic::recovery {
