@@ -2,6 +2,7 @@
 // What a queue pair's data path needs from its device: time, memory, the transmit scheduler,
 // the recovery engine and the device-wide configuration. Device implements it; tests may too.
 #include <cstdint>
+#include <optional>
 
 #include "bifrost/core/time.h"
 #include "bifrost/rnic/memory_region.h"
@@ -48,6 +49,11 @@ struct DataPathConfig {
   // as RoGUE measured it (§5.2): "delays sending the next verb until the entire verb has been
   // ACKed", so a loss among small verbs resends them one round trip each (the `cx3pro` profile).
   bool serialize_verbs_after_retransmission = false;
+  // RC responder: ACK and NAK packets carry this IP traffic class (DSCP in the top six bits)
+  // instead of their QP's, so NICs and switches may put them in a higher, strict-priority
+  // class than the data, as deployments do for CNPs. nullopt: the QP's class, as RoCE does.
+  // (READ responses stay in the QP's class: they are data.)
+  std::optional<uint8_t> ack_traffic_class;
 };
 
 // What the data path counted, device-wide.
