@@ -117,6 +117,7 @@ void Device::send_ack(QueuePair& qp, const wire::RoceHeaders& headers) {
   world::PacketPtr p = world::make_packet();
   p->roce = headers;
   qp.address(*p, qp.query().av.dest_ip);
+  if (config_.data_path.ack_traffic_class) p->dscp = *config_.data_path.ack_traffic_class >> 2;
   ++counters_.tx_acks;
   acks_.push_back(std::move(p));
   pump();

@@ -67,6 +67,8 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
   d.rate_limiter.change_delay = sc.nic.rate_change_delay;
   d.per_priority_limiters = sc.nic.per_priority_limiters;
   d.complete_sends_at_transmit = sc.nic.transmit_timestamps;
+  if (sc.nic.rc_ack_dscp)
+    d.data_path.ack_traffic_class = static_cast<uint8_t>(*sc.nic.rc_ack_dscp << 2);
   d.data_path.ecn_capable = sc.switches.ecn.has_value();
   if (sc.nic.dcqcn) {
     const scenario::DcqcnSpec& s = sc.nic.dcqcn_spec;

@@ -56,7 +56,13 @@ void Sender::check_buffer(const MessageBuffer& buffer, const char* what) const {
 
 Sender::OutMessage& Sender::add_message(Op op, const MessageBuffer& buffer, SendCallback done) {
   const uint64_t number = next_message_++;
-  OutMessage& m = messages_[number];
+  OutMessage& m = messages_.add(number);
+  // A fresh entry that keeps the per-unit vectors' capacity of the slot's last message.
+  std::vector<bool> unit_acked = std::move(m.unit_acked);
+  std::vector<uint64_t> chunk_global = std::move(m.chunk_global);
+  m = OutMessage{};
+  m.unit_acked = std::move(unit_acked);
+  m.chunk_global = std::move(chunk_global);
   m.number = number;
   m.op = op;
   m.buffer = buffer;
@@ -69,7 +75,7 @@ Sender::OutMessage& Sender::add_message(Op op, const MessageBuffer& buffer, Send
   m.has_write_seq = m.large && op != Op::read;
   if (m.has_write_seq) {
     m.write_seq = next_write_seq_++;
-    message_of_write_[m.write_seq] = number;
+    message_of_write_.add(m.write_seq) = number;
   }
   if (m.large) {
     const auto units =
@@ -90,15 +96,17 @@ uint64_t Sender::send(const MessageBuffer& message, SendCallback done) {
 
 void Sender::send_reply(SendHeader header) {
   const uint64_t id = next_reply_++;
-  replies_[id].header = header;
+  Reply& reply = replies_.add(id);
+  reply = Reply{};
+  reply.header = header;
   reply_queue_.push_back(id);
   pump();
 }
 
 void Sender::on_grant(uint32_t message_id, uint64_t address, uint32_t rkey) {
-  const auto seq = message_of_write_.find(write_seq_of(message_id));
-  if (seq == message_of_write_.end()) return;  // a duplicate grant of a finished message
-  OutMessage& m = messages_.at(seq->second);
+  const uint64_t* number = message_of_write_.find(write_seq_of(message_id));
+  if (number == nullptr) return;  // a duplicate grant of a finished message
+  OutMessage& m = messages_.at(*number);
   if (m.granted) return;
   m.granted = true;
   m.remote_addr = address;
@@ -114,7 +122,7 @@ void Sender::set_max_chunk(uint32_t max_chunk) {
 }
 
 bool Sender::idle() const {
-  return messages_.empty() && (failed_ || (replies_.empty() && in_flight_.empty()));
+  return messages_.empty() && (failed_ || (replies_.empty() && window_.empty()));
 }
 
 // ---- posting ---------------------------------------------------------------------------------
@@ -168,7 +176,7 @@ void Sender::fail_all() {
   failed_ = true;
   const Time now = scheduler_.now();
   std::vector<OutMessage> failed;
-  for (auto& [number, m] : messages_) failed.push_back(std::move(m));
+  messages_.for_each([&failed](uint64_t, OutMessage& m) { failed.push_back(std::move(m)); });
   messages_.clear();
   message_of_write_.clear();
   small_queue_.clear();
@@ -184,7 +192,7 @@ void Sender::fail_all() {
 }
 
 bool Sender::post_next() {
-  if (outstanding_ >= config_.max_outstanding_wqes) return false;
+  if (window_.open_count() >= config_.max_outstanding_wqes) return false;
   for (const auto step : {&Sender::post_retransmit, &Sender::post_reply,
                           &Sender::post_small_or_request, &Sender::post_chunk}) {
     const Step s = (this->*step)();
@@ -197,7 +205,7 @@ bool Sender::post_next() {
 }
 
 bool Sender::window_allows(uint64_t bytes) const {
-  return bytes_in_flight_ == 0 || bytes_in_flight_ + bytes <= cc_->window_bytes();
+  return window_.open_bytes() == 0 || window_.open_bytes() + bytes <= cc_->window_bytes();
 }
 
 bool Sender::ack_now_hint() const {
@@ -209,7 +217,8 @@ bool Sender::ack_now_hint() const {
   const uint64_t next = std::max<uint64_t>(
       config_.unit_size,
       write_queue_.empty() ? 0 : std::min<uint64_t>(config_.max_chunk / 4, window / 4));
-  return bytes_in_flight_ + next > window || outstanding_ >= config_.max_outstanding_wqes ||
+  return window_.open_bytes() + next > window ||
+         window_.open_count() >= config_.max_outstanding_wqes ||
          (config_.hint_when_idle && !has_more_to_post());
 }
 
@@ -224,28 +233,27 @@ Sender::Step Sender::post_retransmit() {
   while (!retransmit_queue_.empty()) {
     const Retransmit r = retransmit_queue_.front();
     if (r.kind == Kind::reply) {
-      const auto g = replies_.find(r.key);
-      if (g == replies_.end() || g->second.acked) {
+      Reply* g = replies_.find(r.key);
+      if (g == nullptr || g->acked) {
         retransmit_queue_.pop_front();
         continue;
       }
       if (!window_allows(kSendHeaderSize)) return Step::blocked;
       retransmit_queue_.pop_front();
       InFlight& wqe = record(Kind::reply, r.key, kSendHeaderSize);
-      ++g->second.posted_wqes;
-      post_send_slot(wqe, *g->second.slot, g->second.header, kSendHeaderSize);
+      ++g->posted_wqes;
+      post_send_slot(wqe, *g->slot, g->header, kSendHeaderSize);
       ++stats_.retransmitted_wqes;
       return Step::posted;
     }
-    const auto it = messages_.find(r.key);
-    if (it == messages_.end() || it->second.acked ||
-        (r.kind == Kind::request && it->second.granted) ||
+    OutMessage* found = messages_.find(r.key);
+    if (found == nullptr || found->acked || (r.kind == Kind::request && found->granted) ||
         ((r.kind == Kind::piece || r.kind == Kind::chunk || r.kind == Kind::read_chunk) &&
-         it->second.unit_acked[r.unit])) {
+         found->unit_acked[r.unit])) {
       retransmit_queue_.pop_front();
       continue;
     }
-    OutMessage& m = it->second;
+    OutMessage& m = *found;
     if (r.kind == Kind::chunk || r.kind == Kind::read_chunk) {
       // RC one-sided: the NIC reads or writes the range again (the target's software never
       // sees it, so it cannot place pieces).
@@ -398,7 +406,7 @@ Sender::Step Sender::post_chunk() {
     const uint64_t window = cc_->window_bytes();
     const ChunkContext context{
         .remaining = remaining,
-        .window_available = window > bytes_in_flight_ ? window - bytes_in_flight_ : 0,
+        .window_available = window > window_.open_bytes() ? window - window_.open_bytes() : 0,
         .bdp = static_cast<uint64_t>(static_cast<double>(config_.line_rate_bps) / 8 *
                                      config_.base_rtt.seconds()),
         .rtt = rtt_.has_sample() ? rtt_.srtt() : Time::zero(),
@@ -407,7 +415,7 @@ Sender::Step Sender::post_chunk() {
     // Silly-window avoidance: with data in flight, wait until the window has room for a
     // worthwhile chunk instead of trickling one unit per ACK.
     const uint64_t worthwhile = std::min<uint64_t>({remaining, config_.max_chunk / 4, window / 4});
-    if (bytes_in_flight_ > 0 && context.window_available < worthwhile) return Step::blocked;
+    if (window_.open_bytes() > 0 && context.window_available < worthwhile) return Step::blocked;
     const uint64_t chunk = chunking_->next_chunk(context);
     if (!window_allows(chunk)) return Step::blocked;
     const uint64_t offset = m.chunked;
@@ -430,15 +438,10 @@ Sender::Step Sender::post_chunk() {
 }
 
 Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes) {
-  // Posting into an empty pipe starts the RTO clock afresh, unless the pipe is empty because
-  // its WQEs were declared lost: a tail probe resending one WQE at a time on a dead path must
-  // not keep the timeouts (and with them the failover) from ever coming.
-  if (outstanding_ == 0 && !loss_unrepaired_) last_progress_ = scheduler_.now();
-  InFlight& wqe = in_flight_.emplace_back();
-  wqe.global = next_global_++;
+  rto_clock_.on_post(scheduler_.now(), window_.open_count() == 0);
+  InFlight& wqe = window_.open(bytes);
   wqe.kind = kind;
   wqe.key = key;
-  wqe.bytes = bytes;
   wqe.posted_at = stats_.bytes_posted;
   if (config_.reliability == Reliability::hardware_rc) {
     // RC completes at the ACK, so the RTT would include the time the WQE waited in the NIC
@@ -450,8 +453,6 @@ Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes) {
                                                  static_cast<double>(config_.line_rate_bps));
     wqe.t1_posted = nic_busy_until_;
   }
-  ++outstanding_;
-  bytes_in_flight_ += bytes;
   loss_estimate_.on_sent(std::max<uint64_t>(1, (uint64_t{bytes} + config_.mtu - 1) / config_.mtu));
   ++stats_.wqes_posted;
   stats_.bytes_posted += bytes;

@@ -4,20 +4,22 @@
 // from software ACKs what arrived, samples the RTT, and sends lost WQEs again. It also posts
 // the replies the receiving half asks for (grants, refusals, read completions).
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
+#include "bifrost/net/ring_queue.h"
 #include "bifrost/rnic/host_memory.h"
 #include "bifrost/transport/cc/congestion_control.h"
 #include "bifrost/transport/chunking/chunk_policy.h"
 #include "bifrost/transport/chunking/loss_estimate.h"
 #include "bifrost/transport/connection.h"
+#include "bifrost/transport/reliability/rto_clock.h"
+#include "bifrost/transport/reliability/selective_window.h"
 #include "bifrost/transport/rtt/rtt_estimator.h"
 #include "bifrost/transport/wire/send_header.h"
 #include "bifrost/transport/wire/write_imm.h"
 #include "bifrost/world/scheduler.h"
+#include "numbered_slots.h"
 #include "slot_pool.h"
 
 namespace bifrost::transport {
@@ -224,7 +226,6 @@ class Sender {
   uint64_t write_seq_of(uint32_t message_id) const;
 
   // Acknowledgements and loss.
-  InFlight* find(uint64_t global);
   std::optional<uint64_t> resolve(const AckedWqe& entry);
   void acknowledge(InFlight& wqe);
   void declare_lost(InFlight& wqe);
@@ -236,7 +237,6 @@ class Sender {
   // A one-sided operation ends early (refused, access error): none of its WQEs in flight is
   // waited for any more.
   void end_operation(OutMessage& m, SendStatus status);
-  void retire_front();
   Time rto() const;  // the estimator's RTO, doubled per consecutive timeout
   void arm_timer();
   void on_timer();
@@ -262,28 +262,26 @@ class Sender {
 
   uint64_t next_message_ = 1;
   uint64_t next_write_seq_ = 0;
-  uint64_t next_global_ = 1;
   uint64_t next_send_number_ = 0;
-  std::unordered_map<uint64_t, OutMessage> messages_;
-  std::unordered_map<uint64_t, uint64_t> message_of_write_;  // write seq -> message number
-  std::unordered_map<uint64_t, Reply> replies_;              // by reply number
-  std::unordered_map<uint32_t, uint64_t> reads_;             // read id -> message number
+  // Operations, replies and the lookups by the numbers the wire carries, in slots indexed by
+  // number (no hashing, no allocation per message once warm).
+  NumberedSlots<OutMessage> messages_;
+  NumberedSlots<uint64_t> message_of_write_;  // write seq -> message number
+  NumberedSlots<Reply> replies_;              // by reply number
+  NumberedSlots<uint64_t> reads_;             // read id -> message number
   uint64_t next_reply_ = 1;
   uint32_t next_read_id_ = 1;
-  std::deque<uint64_t> small_queue_;  // first SENDs: small messages, requests, notices, reads
-  std::deque<uint64_t> write_queue_;  // chunks to post: granted messages, one-sided operations
-  std::deque<uint64_t> reply_queue_;
-  std::deque<Retransmit> retransmit_queue_;
-  std::deque<InFlight> in_flight_;  // by global number, oldest first
-  uint64_t outstanding_ = 0;        // in_flight_ entries not yet done
-  uint64_t bytes_in_flight_ = 0;
+  // First SENDs: small messages, requests, notices, reads.
+  net::RingQueue<uint64_t> small_queue_;
+  net::RingQueue<uint64_t> write_queue_;  // chunks to post: granted messages, one-sided operations
+  net::RingQueue<uint64_t> reply_queue_;
+  net::RingQueue<Retransmit> retransmit_queue_;
+  SelectiveWindow<InFlight> window_;  // by global number, oldest first
+  RtoClock rto_clock_;
   world::TimerId timer_;
   world::TimerId probe_;
   world::TimerId deferred_pump_;
-  Time last_progress_;
   Time nic_busy_until_;  // RC: when the NIC is estimated to finish the WQEs posted so far
-  uint32_t timeouts_in_a_row_ = 0;
-  bool loss_unrepaired_ = false;        // WQEs declared lost since the last acknowledged progress
   std::optional<Time> failed_over_at_;  // until the first acknowledgement on the new primary
   bool failed_ = false;
   // The rate last put on a QP's limiter: the QP (nullptr after a change of the QP set) and the

@@ -11,22 +11,15 @@ namespace {
 
 // Consecutive timeouts after which a UC connection gives up its primary QP's path (A.3).
 constexpr uint32_t kTimeoutsBeforeFailover = 3;
-constexpr uint32_t kMaxBackoffShift = 6;
 
 }  // namespace
-
-Sender::InFlight* Sender::find(uint64_t global) {
-  if (in_flight_.empty() || global < in_flight_.front().global) return nullptr;
-  const uint64_t index = global - in_flight_.front().global;
-  return index < in_flight_.size() ? &in_flight_[index] : nullptr;
-}
 
 std::optional<uint64_t> Sender::resolve(const AckedWqe& entry) {
   if (entry.is_send) return entry.global;
   const WriteImm imm = imm_.decode(entry.write_imm);
-  const auto seq = message_of_write_.find(write_seq_of(imm.message_id));
-  if (seq == message_of_write_.end()) return std::nullopt;
-  const OutMessage& m = messages_.at(seq->second);
+  const uint64_t* number = message_of_write_.find(write_seq_of(imm.message_id));
+  if (number == nullptr) return std::nullopt;
+  const OutMessage& m = messages_.at(*number);
   if (imm.unit_offset >= m.chunk_global.size() || m.chunk_global[imm.unit_offset] == 0) {
     return std::nullopt;
   }
@@ -49,7 +42,7 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
     staging_.release(ack_slot_of(wc.wr_id));
     return;
   }
-  InFlight* wqe = find(wc.wr_id);
+  InFlight* wqe = window_.find(wc.wr_id);
   if (wqe == nullptr || wqe->completed) return;
   wqe->completed = true;
   wqe->t1 = wc.hw_timestamp;
@@ -64,17 +57,16 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
       const std::optional<Time> rtt = add_rtt_sample(
           *wqe, rtt_sample(wc.sent_timestamp != Time::zero() ? wc.sent_timestamp : wqe->t1_posted,
                            wc.hw_timestamp, Time::zero()));
-      last_progress_ = scheduler_.now();
-      loss_unrepaired_ = false;
+      rto_clock_.on_progress(scheduler_.now());
       cc_->on_ack(AckEvent{.now = scheduler_.now(), .acked_bytes = wqe->bytes, .rtt = rtt});
       acknowledge(*wqe);
     } else {
       // An RC one-sided operation the peer's memory refused: it ends here; the QP is in error
       // (as on a real NIC), so the rest still moves to a backup.
       if (wc.status == rnic::WcStatus::remote_access_error) {
-        const auto m = wqe->kind == Kind::reply ? messages_.end() : messages_.find(wqe->key);
-        if (m != messages_.end() && m->second.op != Op::message) {
-          end_operation(m->second, SendStatus::remote_access_error);
+        OutMessage* m = wqe->kind == Kind::reply ? nullptr : messages_.find(wqe->key);
+        if (m != nullptr && m->op != Op::message) {
+          end_operation(*m, SendStatus::remote_access_error);
         }
       }
       fail_over_rc(wc.qp_num);
@@ -82,7 +74,7 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
   } else if (!ok && !wqe->done) {
     declare_lost(*wqe);
   }
-  retire_front();
+  window_.retire();
   pump();
 }
 
@@ -93,7 +85,7 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
   std::optional<Time> sample;
   for (size_t i = 0; i < ack.count; ++i) {
     const auto global = resolve(ack.entries[i]);
-    InFlight* wqe = global ? find(*global) : nullptr;
+    InFlight* wqe = global ? window_.find(*global) : nullptr;
     if (wqe == nullptr || wqe->done) {
       ++stats_.stale_acks;
       continue;
@@ -107,25 +99,19 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
     acknowledge(*wqe);
   }
   const Time now = scheduler_.now();
-  if (acked_bytes > 0) {
-    last_progress_ = now;
-    timeouts_in_a_row_ = 0;
-    loss_unrepaired_ = false;
-  }
+  if (acked_bytes > 0) rto_clock_.on_acked(now);
   // One path delivers a QP's WQEs in order: an older WQE not acknowledged by now is lost.
   bool lost = false;
-  for (InFlight& wqe : in_flight_) {
-    if (wqe.global >= newest) break;
-    if (wqe.done) continue;
+  window_.for_each_open_before(newest, [&](InFlight& wqe) {
     declare_lost(wqe);
     ++stats_.losses_detected;
     loss_estimate_.on_lost();
     lost = true;
-  }
+  });
   if (ack.ecn_echo) ++stats_.ecn_echoes;
   cc_->on_ack(AckEvent{.now = now, .acked_bytes = acked_bytes, .rtt = sample, .ecn = ack.ecn_echo});
   if (lost) cc_->on_loss(now);
-  retire_front();
+  window_.retire();
   pump();
 }
 
@@ -134,20 +120,17 @@ void Sender::acknowledge(InFlight& wqe) {
     stats_.last_failover_gap = scheduler_.now() - *failed_over_at_;
     failed_over_at_.reset();
   }
-  wqe.done = true;
-  --outstanding_;
-  bytes_in_flight_ -= wqe.bytes;
+  window_.settle(wqe);
   if (wqe.kind == Kind::reply) {
-    const auto g = replies_.find(wqe.key);
-    if (g != replies_.end()) {
-      g->second.acked = true;
-      try_release_reply(g->first);
+    if (Reply* g = replies_.find(wqe.key)) {
+      g->acked = true;
+      try_release_reply(wqe.key);
     }
     return;
   }
-  const auto it = messages_.find(wqe.key);
-  if (it == messages_.end()) return;
-  OutMessage& m = it->second;
+  OutMessage* found = messages_.find(wqe.key);
+  if (found == nullptr) return;
+  OutMessage& m = *found;
   switch (wqe.kind) {
     case Kind::message:
       m.acked = true;
@@ -172,13 +155,11 @@ void Sender::acknowledge(InFlight& wqe) {
 }
 
 void Sender::declare_lost(InFlight& wqe) {
-  wqe.done = true;
-  loss_unrepaired_ = true;
-  --outstanding_;
-  bytes_in_flight_ -= wqe.bytes;
-  const auto m = wqe.kind == Kind::reply ? messages_.end() : messages_.find(wqe.key);
-  const bool rc_one_sided = config_.reliability == Reliability::hardware_rc &&
-                            m != messages_.end() && m->second.op != Op::message;
+  window_.settle(wqe);
+  rto_clock_.on_loss();
+  const OutMessage* m = wqe.kind == Kind::reply ? nullptr : messages_.find(wqe.key);
+  const bool rc_one_sided =
+      config_.reliability == Reliability::hardware_rc && m != nullptr && m->op != Op::message;
   if (wqe.kind != Kind::chunk || rc_one_sided) {
     retransmit_queue_.push_back(Retransmit{.kind = wqe.kind,
                                            .key = wqe.key,
@@ -199,20 +180,20 @@ void Sender::release_posted(const InFlight& wqe) {
   if (wqe.slot) staging_.release(*wqe.slot);
   if (wqe.kind == Kind::piece) return;  // its bytes were copied into the slot
   if (wqe.kind == Kind::reply) {
-    const auto g = replies_.find(wqe.key);
-    if (g == replies_.end()) return;
-    --g->second.posted_wqes;
-    try_release_reply(g->first);
+    Reply* g = replies_.find(wqe.key);
+    if (g == nullptr) return;
+    --g->posted_wqes;
+    try_release_reply(wqe.key);
     return;
   }
-  const auto it = messages_.find(wqe.key);
-  if (it == messages_.end()) return;
-  --it->second.posted_wqes;
+  OutMessage* m = messages_.find(wqe.key);
+  if (m == nullptr) return;
+  --m->posted_wqes;
   if (wqe.kind == Kind::request) {
-    --it->second.requests_in_nic;
-    release_request_slot(it->second);
+    --m->requests_in_nic;
+    release_request_slot(*m);
   }
-  try_finish(it->second);
+  try_finish(*m);
 }
 
 void Sender::release_request_slot(OutMessage& m) {
@@ -241,22 +222,16 @@ void Sender::try_finish(OutMessage& m) {
 }
 
 void Sender::try_release_reply(uint64_t id) {
-  const auto it = replies_.find(id);
-  if (it == replies_.end() || !it->second.acked || it->second.posted_wqes > 0) return;
-  if (it->second.slot) staging_.release(*it->second.slot);
-  replies_.erase(it);
-}
-
-void Sender::retire_front() {
-  while (!in_flight_.empty() && in_flight_.front().done && in_flight_.front().completed) {
-    in_flight_.pop_front();
-  }
+  const Reply* reply = replies_.find(id);
+  if (reply == nullptr || !reply->acked || reply->posted_wqes > 0) return;
+  if (reply->slot) staging_.release(*reply->slot);
+  replies_.erase(id);
 }
 
 // ---- timer and failover ----------------------------------------------------------------------
 
 Time Sender::rto() const {
-  return rtt_.rto(config_.min_rto) * (int64_t{1} << std::min(timeouts_in_a_row_, kMaxBackoffShift));
+  return rto_clock_.rto(rtt_.rto(config_.min_rto));
 }
 
 void Sender::arm_timer() {
@@ -265,30 +240,27 @@ void Sender::arm_timer() {
   // (a QP paused by PFC or paced by DCQCN) as loss: resend what the NIC still holds, and fail
   // over a healthy QP.
   if (config_.reliability == Reliability::hardware_rc) return;
-  if (timer_.valid() || outstanding_ == 0) return;
-  timer_ = scheduler_.at(last_progress_ + rto(), [this] {
+  if (timer_.valid() || window_.open_count() == 0) return;
+  timer_ = scheduler_.at(rto_clock_.deadline(rtt_.rto(config_.min_rto)), [this] {
     timer_ = {};
     on_timer();
   });
 }
 
 void Sender::on_timer() {
-  if (outstanding_ == 0) return;
+  if (window_.open_count() == 0) return;
   const Time now = scheduler_.now();
-  if (now - last_progress_ < rto()) {
+  if (!rto_clock_.expired(now, rtt_.rto(config_.min_rto))) {
     arm_timer();
     return;
   }
   ++stats_.timeouts;
-  ++timeouts_in_a_row_;
   // A timeout says at least one packet was lost; the rest of the window is only resent.
   loss_estimate_.on_lost();
-  for (InFlight& wqe : in_flight_) {
-    if (!wqe.done) declare_lost(wqe);
-  }
+  window_.for_each_open([this](InFlight& wqe) { declare_lost(wqe); });
   cc_->on_timeout(now);
-  last_progress_ = now;
-  if (timeouts_in_a_row_ % kTimeoutsBeforeFailover == 0 && connection_.fail_over()) {
+  const uint32_t timeouts_in_a_row = rto_clock_.on_timeout(now);
+  if (timeouts_in_a_row % kTimeoutsBeforeFailover == 0 && connection_.fail_over()) {
     count_failover();
   }
   pump();
@@ -309,7 +281,7 @@ void Sender::arm_tail_probe(uint64_t global) {
   const Time delay = std::max(rtt_.srtt() * 2 + config_.ack_timer, config_.min_rto / 4);
   probe_ = scheduler_.after(delay, [this, global] {
     probe_ = {};
-    InFlight* tail = find(global);
+    InFlight* tail = window_.find(global);
     if (tail == nullptr || tail->done) return;  // acknowledged (or already resent) in time
     ++stats_.tail_probes;
     loss_estimate_.on_lost();
@@ -324,9 +296,7 @@ void Sender::arm_tail_probe(uint64_t global) {
 
 void Sender::resend_in_flight() {
   // The receiver suppresses the ones it had already received (the race of A.2.1).
-  for (InFlight& wqe : in_flight_) {
-    if (!wqe.done) declare_lost(wqe);
-  }
+  window_.for_each_open([this](InFlight& wqe) { declare_lost(wqe); });
   cc_->on_loss(scheduler_.now());
 }
 

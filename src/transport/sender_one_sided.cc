@@ -38,7 +38,7 @@ uint64_t Sender::read(const MessageBuffer& local, RemoteAddress remote, SendCall
   m.rkey = remote.rkey;
   if (software) {
     m.read_id = next_read_id_++;
-    reads_[m.read_id] = m.number;
+    reads_.add(m.read_id) = m.number;
     small_queue_.push_back(m.number);
   } else {
     write_queue_.push_back(m.number);
@@ -67,18 +67,18 @@ void Sender::serve_read(uint32_t read_id, const MessageBuffer& source, RemoteAdd
 }
 
 void Sender::on_write_refused(uint32_t message_id) {
-  const auto seq = message_of_write_.find(write_seq_of(message_id));
-  if (seq == message_of_write_.end()) return;  // a repeated refusal
-  OutMessage& m = messages_.at(seq->second);
+  const uint64_t* number = message_of_write_.find(write_seq_of(message_id));
+  if (number == nullptr) return;  // a repeated refusal
+  OutMessage& m = messages_.at(*number);
   if (m.op != Op::write) return;  // not a notice of ours: ignore a confused peer
   end_operation(m, SendStatus::remote_access_error);
   pump();
 }
 
 void Sender::on_read_done(uint32_t read_id, ReadStatus status) {
-  const auto it = reads_.find(read_id);
-  if (it == reads_.end()) return;
-  OutMessage& m = messages_.at(it->second);
+  const uint64_t* number = reads_.find(read_id);
+  if (number == nullptr) return;
+  OutMessage& m = messages_.at(*number);
   if (m.acked) return;
   if (status == ReadStatus::ok) {
     m.acked = true;
@@ -96,13 +96,10 @@ void Sender::end_operation(OutMessage& m, SendStatus status) {
   m.acked = true;
   // Its chunks will never be acknowledged (the target's NIC dropped them): stop waiting for
   // them, without the congestion signal a loss would give.
-  for (InFlight& wqe : in_flight_) {
-    if (wqe.done || wqe.key != m.number || wqe.kind == Kind::reply) continue;
-    wqe.done = true;
-    --outstanding_;
-    bytes_in_flight_ -= wqe.bytes;
-  }
-  retire_front();
+  window_.for_each_open([this, &m](InFlight& wqe) {
+    if (wqe.key == m.number && wqe.kind != Kind::reply) window_.settle(wqe);
+  });
+  window_.retire();
   try_finish(m);
 }
 

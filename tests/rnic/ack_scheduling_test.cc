@@ -137,5 +137,34 @@ TEST(AckScheduling, AnAckOvertakesThousandsOfBackloggedQps) {
   EXPECT_GT(b.device->data_path_counters().tx_packets, 1000u);  // b's port really was busy
 }
 
+// DataPathConfig::ack_traffic_class: ACKs leave in their own class, READ responses (data) in
+// the QP's; unset, ACKs keep the QP's class as RoCE does.
+TEST(AckScheduling, AcksTakeTheConfiguredTrafficClassAndReadResponsesTheQps) {
+  for (const bool own_class : {false, true}) {
+    SCOPED_TRACE(own_class ? "ack_traffic_class = 48 << 2" : "unset");
+    NicPairConfig config;
+    if (own_class) config.device.data_path.ack_traffic_class = 48 << 2;
+    NicPair pair(config);
+    NicPair::Side& a = pair.a();
+    NicPair::Side& b = pair.b();
+    std::vector<uint8_t> ack_dscps;
+    std::vector<uint8_t> response_dscps;
+    pair.wire().set_drop_filter(1, [&](const world::Packet& p) {
+      (p.roce.bth.opcode == wire::Opcode::kRcAcknowledge ? ack_dscps : response_dscps)
+          .push_back(p.dscp);
+      return false;
+    });
+    a.qp->post_send(make_remote(1, WrOpcode::rdma_write, a, NicPair::kBufferBase, 8 * 1024,
+                                NicPair::kBufferBase, b.mr->rkey));
+    a.qp->post_send(make_remote(2, WrOpcode::rdma_read, a, NicPair::kBufferBase, 8 * 1024,
+                                NicPair::kBufferBase, b.mr->rkey));
+    pair.kernel().run();
+    ASSERT_FALSE(ack_dscps.empty());
+    ASSERT_FALSE(response_dscps.empty());
+    for (const uint8_t d : ack_dscps) EXPECT_EQ(d, own_class ? 48 : 0);  // the QP's: class 0
+    for (const uint8_t d : response_dscps) EXPECT_EQ(d, 0);
+  }
+}
+
 }  // namespace
 }  // namespace bifrost::rnic

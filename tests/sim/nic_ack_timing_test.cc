@@ -67,6 +67,19 @@ TEST(NicAckTiming, KeysAreParsed) {
             std::string::npos);
 }
 
+// [nic] rc_ack_dscp: unset by default (ACKs in their QP's class), 0..63.
+TEST(NicAckTiming, RcAckDscpIsParsed) {
+  EXPECT_FALSE(scenario::NicConfig{}.rc_ack_dscp.has_value());
+  EXPECT_FALSE(rnic::DataPathConfig{}.ack_traffic_class.has_value());
+  EXPECT_EQ(parse(dcqcn_incast("rc_ack_dscp = 48\n")).nic.rc_ack_dscp, std::optional<uint8_t>(48));
+  EXPECT_FALSE(parse(dcqcn_incast("")).nic.rc_ack_dscp.has_value());
+  using bifrost::testing::error_of;
+  EXPECT_NE(error_of([] { parse(dcqcn_incast("rc_ack_dscp = 64\n")); }).find("nic.rc_ack_dscp"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse(dcqcn_incast("rc_ack_dscp = \"48\"\n")); }).find("nic.rc_ack_dscp"),
+            std::string::npos);
+}
+
 // The old defaults (no bound, timeout exponent 8 = 1.05 ms) time out with zero drops, and
 // flows fail after their retries; with the bound nothing is resent, at either timeout.
 TEST(NicAckTiming, TheBoundPreventsTimeoutsWithoutLoss) {

@@ -30,6 +30,10 @@ class RingQueue {
     --size_;
     return value;
   }
+  // Empties the queue, keeping its capacity.
+  void clear() {
+    while (size_ > 0) pop_front();
+  }
 
  private:
   void grow() {

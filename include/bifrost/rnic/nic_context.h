@@ -2,6 +2,7 @@
 // What a queue pair's data path needs from its device: time, memory, the transmit scheduler,
 // the recovery engine and the device-wide configuration. Device implements it; tests may too.
 #include <cstdint>
+#include <optional>
 
 #include "bifrost/core/time.h"
 #include "bifrost/rnic/memory_region.h"
@@ -55,6 +56,11 @@ struct DataPathConfig {
   // ConnectX-4 Lx does; the timer is what reproduces the collapse the Bifröst paper measured on
   // it (Fig. 7, experiments/bifrost-loss-throughput), so that experiment's ARDMA rows use it.
   bool read_gap_waits_for_timeout = false;
+  // RC responder: ACK and NAK packets carry this IP traffic class (DSCP in the top six bits)
+  // instead of their QP's, so NICs and switches may put them in a higher, strict-priority
+  // class than the data, as deployments do for CNPs. nullopt: the QP's class, as RoCE does.
+  // (READ responses stay in the QP's class: they are data.)
+  std::optional<uint8_t> ack_traffic_class;
 };
 
 // What the data path counted, device-wide.

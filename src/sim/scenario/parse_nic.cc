@@ -7,7 +7,7 @@
 namespace bifrost::sim::scenario::detail {
 
 namespace {
-constexpr std::array<std::string_view, 28> kKeys = {"model",
+constexpr std::array<std::string_view, 29> kKeys = {"model",
                                                     "profile",
                                                     "recovery",
                                                     "dcqcn",
@@ -34,7 +34,8 @@ constexpr std::array<std::string_view, 28> kKeys = {"model",
                                                     "dcqcn_cnp_scope",
                                                     "rate_change_delay",
                                                     "per_priority_limiters",
-                                                    "transmit_timestamps"};
+                                                    "transmit_timestamps",
+                                                    "rc_ack_dscp"};
 // The DCQCN keys: "dcqcn_g" .. "dcqcn_cnp_scope".
 constexpr size_t kFirstDcqcnKey = 14;
 constexpr size_t kEndDcqcnKeys = 25;
@@ -158,6 +159,7 @@ NicConfig parse_nic(const TableReader& r, Bytes mtu, const Topology& topology) {
     n.per_priority_limiters = static_cast<uint32_t>(*bank);
   }
   n.transmit_timestamps = r.boolean("transmit_timestamps").value_or(false);
+  if (auto dscp = r.integer("rc_ack_dscp", 0, 63)) n.rc_ack_dscp = static_cast<uint8_t>(*dscp);
   if (const toml::table* profiles = r.subtable("profile")) {
     n.profiles = parse_nic_profiles(TableReader(*profiles, "nic.profile", r.file()), n, topology);
   }

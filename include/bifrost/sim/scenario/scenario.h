@@ -272,6 +272,9 @@ struct NicConfig {
   // runtime has them (rnic::DeviceConfig::complete_sends_at_transmit): Bifröst RC's RTT samples
   // then run from that departure instead of from posting.
   bool transmit_timestamps = false;
+  // The DSCP of the RC responder's ACK and NAK packets (rnic::DataPathConfig::ack_traffic_class):
+  // a class of their own, strict above the data's. nullopt: the QP's DSCP, as RoCE does.
+  std::optional<uint8_t> rc_ack_dscp;
   // Hosts not named by a profile have the soft RNIC these keys describe.
   std::vector<NicProfileSpec> profiles;
 };

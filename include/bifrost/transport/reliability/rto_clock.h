@@ -1,0 +1,56 @@
+#pragma once
+// When a sender's retransmission timeout falls due: the time of its last progress, and the
+// exponential backoff over consecutive timeouts. The caller owns the timer itself (and the RTT
+// estimate `base` that the timeout scales); this is only the arithmetic and its state.
+#include <algorithm>
+#include <cstdint>
+
+#include "bifrost/core/time.h"
+
+namespace bifrost::transport {
+
+class RtoClock {
+ public:
+  // The RTO doubles per consecutive timeout, at most 2^max_backoff_shift times.
+  explicit RtoClock(uint32_t max_backoff_shift = 6) : max_shift_(max_backoff_shift) {}
+
+  // A WQE is posted. Into an empty pipe the clock starts afresh, unless the pipe is empty
+  // because its WQEs were declared lost: a tail probe resending one WQE at a time on a dead
+  // path must not keep the timeouts (and the failover they lead to) from ever coming.
+  void on_post(Time now, bool pipe_empty) {
+    if (pipe_empty && !loss_unrepaired_) last_progress_ = now;
+  }
+  // Something was delivered (an RC completion): the clock restarts.
+  void on_progress(Time now) {
+    last_progress_ = now;
+    loss_unrepaired_ = false;
+  }
+  // A software ACK acknowledged new bytes: the clock restarts and the backoff ends.
+  void on_acked(Time now) {
+    on_progress(now);
+    timeouts_in_a_row_ = 0;
+  }
+  void on_loss() { loss_unrepaired_ = true; }
+  // The timeout fired: backs off and restarts the clock. Returns the consecutive timeouts.
+  uint32_t on_timeout(Time now) {
+    ++timeouts_in_a_row_;
+    last_progress_ = now;
+    return timeouts_in_a_row_;
+  }
+
+  Time rto(Time base) const {
+    return base * (int64_t{1} << std::min(timeouts_in_a_row_, max_shift_));
+  }
+  Time deadline(Time base) const { return last_progress_ + rto(base); }
+  bool expired(Time now, Time base) const { return now - last_progress_ >= rto(base); }
+  Time last_progress() const { return last_progress_; }
+  uint32_t timeouts_in_a_row() const { return timeouts_in_a_row_; }
+
+ private:
+  uint32_t max_shift_;
+  Time last_progress_;
+  uint32_t timeouts_in_a_row_ = 0;
+  bool loss_unrepaired_ = false;  // WQEs declared lost since the last progress
+};
+
+}  // namespace bifrost::transport
