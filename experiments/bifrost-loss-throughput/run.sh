@@ -3,7 +3,7 @@
 # Bifröst over UC. Writes results.csv (the paper's setup: the headline and its sensitivity
 # rows), results_100g.csv (our earlier 100 Gb/s setup, a sensitivity run) and throughput.png.
 #
-#   experiments/bifrost-loss-throughput/run.sh                     # full run (about 10 minutes)
+#   experiments/bifrost-loss-throughput/run.sh                     # full run (about 8 minutes)
 #   DURATION_US=50000 experiments/bifrost-loss-throughput/run.sh   # quicker, noisier ARDMA rows
 #
 # The paper's setup (§4.2.2, Table 4): cluster A's 25 Gb/s CX-4 Lx NICs, one port live, random
