@@ -62,6 +62,7 @@ rnic::DeviceConfig device_config(const scenario::Scenario& sc) {
   d.recovery.rto_low = sc.nic.rto_low;
   d.recovery.rto_high = sc.nic.rto_high;
   d.recovery.fasr_pool = {sc.nic.fasr_units, sc.nic.fasr_blocks, sc.nic.fasr_block_bits};
+  d.recovery.lean_sr_header = sc.nic.fasr_lean_header;
   d.data_path.ack_every_packets = sc.nic.ack_every_packets;
   d.data_path.ack_delay = sc.nic.ack_delay;
   d.rate_limiter.change_delay = sc.nic.rate_change_delay;
@@ -179,6 +180,7 @@ RnicFlowsConfig rnic_flows_config(const scenario::Scenario& sc) {
   }
   c.device = device_config(sc);
   c.device_by_host = profiled_devices(sc, c.device);
+  c.qp_rate = sc.nic.qp_rate;
   return c;
 }
 

@@ -133,6 +133,7 @@ void RnicFlows::start(uint32_t id) {
   const auto tc = static_cast<uint8_t>(f.priority << 5);
   connect(*a.sender, dst, a.receiver->qp_num(), sport, tc);
   connect(*a.receiver, src, a.sender->qp_num(), sport, tc);
+  if (config_.qp_rate) src.device->set_rate_limit(*a.sender, *config_.qp_rate);
   a.last_psn = a.receiver->responder()->expected_psn();
   // RC: 1 GiB chunks, the last with immediate data. UC: messages of uc_message bytes, each with
   // its index as immediate data and a receive of its own (a lost message leaves its receive to

@@ -34,6 +34,8 @@ struct RnicFlowsConfig {
   // UC: the WRITE message size (the last message of a flow is the remainder). perftest's
   // default message size (ib_write_bw -s 65536); at most 2^31 bytes.
   uint64_t uc_message = uint64_t{64} << 10;
+  // Each flow's sender QP paced at this rate by its NIC's limiter; nullopt: line rate.
+  std::optional<Rate> qp_rate;
 };
 
 // A running flow's sender QP as DCQCN sees it (the flow_throughput.csv columns); both nullopt

@@ -7,7 +7,7 @@
 namespace bifrost::sim::scenario::detail {
 
 namespace {
-constexpr std::array<std::string_view, 29> kKeys = {"model",
+constexpr std::array<std::string_view, 31> kKeys = {"model",
                                                     "profile",
                                                     "recovery",
                                                     "dcqcn",
@@ -35,7 +35,9 @@ constexpr std::array<std::string_view, 29> kKeys = {"model",
                                                     "rate_change_delay",
                                                     "per_priority_limiters",
                                                     "transmit_timestamps",
-                                                    "rc_ack_dscp"};
+                                                    "rc_ack_dscp",
+                                                    "fasr_lean_header",
+                                                    "qp_rate"};
 // The DCQCN keys: "dcqcn_g" .. "dcqcn_cnp_scope".
 constexpr size_t kFirstDcqcnKey = 14;
 constexpr size_t kEndDcqcnKeys = 25;
@@ -109,6 +111,13 @@ void parse_engine_keys(const TableReader& r, NicConfig& n) {
     }
     n.fasr_block_bits = static_cast<uint32_t>(*bits);
   }
+  if (auto lean = r.boolean("fasr_lean_header")) {
+    if (n.recovery != "fasr") {
+      r.fail("fasr_lean_header",
+             fmt::format("sizes FaSR's headers; recovery is \"{}\"", n.recovery));
+    }
+    n.fasr_lean_header = *lean;
+  }
   parse_rto_keys(r, n);
 }
 }  // namespace
@@ -160,6 +169,11 @@ NicConfig parse_nic(const TableReader& r, Bytes mtu, const Topology& topology) {
   }
   n.transmit_timestamps = r.boolean("transmit_timestamps").value_or(false);
   if (auto dscp = r.integer("rc_ack_dscp", 0, 63)) n.rc_ack_dscp = static_cast<uint8_t>(*dscp);
+  if (auto rate = r.positive_rate("qp_rate")) {
+    if (n.model != NicModel::rnic) r.fail("qp_rate", "paces soft RNIC QPs: set model = \"rnic\"");
+    if (n.dcqcn) r.fail("qp_rate", "is a fixed pace; DCQCN sets the QPs' rates (dcqcn = true)");
+    n.qp_rate = *rate;
+  }
   if (const toml::table* profiles = r.subtable("profile")) {
     n.profiles = parse_nic_profiles(TableReader(*profiles, "nic.profile", r.file()), n, topology);
   }

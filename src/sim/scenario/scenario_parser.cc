@@ -122,6 +122,11 @@ Scenario parse_scenario(std::string_view text, std::string_view name,
                             s.topology);
   const TableReader transport(table_or_empty(root, "transport"), "transport", name);
   s.transport = detail::parse_transport(transport, s.nic);
+  if (s.nic.qp_rate && s.transport.kind != TransportKind::rc &&
+      s.transport.kind != TransportKind::uc) {
+    TableReader(table_or_empty(root, "nic"), "nic", name)
+        .fail("qp_rate", "paces plain RC or UC flows; the [transport] paces its own QPs");
+  }
   if (s.transport.kind == TransportKind::virtuoso) {
     detail::check_virtuoso_addressing(transport, s.transport.virtuoso, s.addressing);
   }

@@ -263,6 +263,12 @@ struct NicConfig {
   uint32_t fasr_units = 20;
   uint32_t fasr_blocks = 256;
   uint32_t fasr_block_bits = 16;
+  // FaSR: charge the paper's lean SR header extensions (6 to 14 B, section IV-D) instead of
+  // bifrost's 24 B (rnic::recovery::RecoveryConfig::lean_sr_header).
+  bool fasr_lean_header = false;
+  // Every flow's sender QP paced at this rate by its NIC limiter (plain RC/UC flows of the rnic
+  // model only): a sender load below the line rate, as the FaSR paper's "sender load set to 90%".
+  std::optional<Rate> qp_rate;
   // The NIC's rate limiters (rnic/rate_limiter.h): bytes sent after a new limit before it holds
   // (RoGUE measured up to 160 KB on ConnectX-3/4), and a bank of limiters per priority class
   // instead of one per QP (0: per QP; ConnectX-3 Pro has 8).
