@@ -15,6 +15,16 @@ import sys
 from collections import OrderedDict
 
 FRAME = 1086  # bytes of a full 1,024 B data frame on the wire, without preamble and gap
+# Star runs, whose receiver is host 0, and their base RTT (make_scenario.py): the 100 Gb/s
+# series' 6 us, the paper setting's ~20.4 us (5 us per link, four links a round trip).
+STAR_KINDS = {"incast": 6.0, "paper-random": 20.4, "paper-incast": 20.4}
+# Senders of each star kind (x is N senders for "incast", QPs per sender for the paper's).
+PAPER_SENDERS = {"paper-random": 1, "paper-incast": 3}
+
+
+def receiver_qps(kind, x):
+    """QPs into host 0: N for our incast, senders x QPs per sender for the paper's."""
+    return int(x) * PAPER_SENDERS.get(kind, 1)
 
 
 def read_run(d):
@@ -75,7 +85,8 @@ def main():
             end = read_run(os.path.join(d, str(t_us)))
             start = read_run(os.path.join(d, str(w_us))) if w_us > 0 else None
             wall += end["wall"] + (start["wall"] if start else 0)
-            nics = ["h0"] if m["kind"] == "incast" else list(end["pool"])
+            star = m["kind"] in STAR_KINDS
+            nics = ["h0"] if star else list(end["pool"])
 
             def delta(f):
                 return f(end) - (f(start) if start else 0)
@@ -92,10 +103,10 @@ def main():
             others = [n for n in end["pool"] if n not in nics]
             acc["other_nic_episodes"] += nic_count(end, others, "fast_recoveries") + \
                 nic_count(end, others, "slow_recoveries")
-            if m["kind"] == "incast":
+            if star:
                 acc["delivered"] += delta(lambda r: r["tput"].get("switch->h0", 0)) / FRAME
-                conc_plain.append(int(x))
-                conc_weighted.append(int(x))
+                conc_plain.append(receiver_qps(m["kind"], x))
+                conc_weighted.append(receiver_qps(m["kind"], x))
             else:
                 c = concurrency(os.path.join(d, str(t_us)), w_us * 10**6, t_us * 10**6)
                 ep = {n: delta(lambda r: nic_count(r, [n], "fast_recoveries") +
@@ -106,10 +117,17 @@ def main():
         n_ep = acc["fast"] + acc["slow"]
         share = acc["fast"] / n_ep if n_ep else float("nan")
         m0 = runs[0]
+        star = m0["kind"] in STAR_KINDS
+        loss = acc["drops"] / (acc["drops"] + acc["delivered"]) if star and acc["delivered"] else None
+        gbps = acc["delivered"] * FRAME * 8 / acc["window_ps"] * 1000 if star else None
+        # Packets one QP sends per base RTT at its share of the receiver's downlink.
+        per_rtt = (gbps * 1e3 * STAR_KINDS[m0["kind"]] / (8 * FRAME) /
+                   receiver_qps(m0["kind"], x) if star else None)
         rows.append({
             "series": series,
             "kind": m0["kind"],
             "x": x,
+            "qps_per_sender": x if m0["kind"] in PAPER_SENDERS else (1 if star else ""),
             "cc": m0["cc"],
             "pool": m0["pool"],
             "seeds": len(runs),
@@ -127,17 +145,14 @@ def main():
             "unit_fallbacks": acc["unit_fallbacks"],
             "peak_units": peak_units,
             "drops": acc["drops"],
-            "bottleneck_loss": (round(acc["drops"] / (acc["drops"] + acc["delivered"]), 4)
-                                if m0["kind"] == "incast" and acc["delivered"] else ""),
-            # Incast only: the receiver's downlink, frame bytes over the window (summed seeds).
-            "receiver_gbps": (round(acc["delivered"] * FRAME * 8 / acc["window_ps"] * 1000, 1)
-                              if m0["kind"] == "incast" else ""),
+            "bottleneck_loss": round(loss, 4) if loss is not None else "",
+            # Star runs only: the receiver's downlink, frame bytes over the window (summed seeds).
+            "receiver_gbps": round(gbps, 1) if gbps is not None else "",
             "drops_per_episode": round(acc["drops"] / n_ep, 2) if n_ep else "",
-            # Incast only: what the fast share would be if the port's loss rate hit the QP's
-            # packets independently, with k = 67.7 / N packets per base RTT (6 us): (1-p)^(k-1).
-            "independent_formula": (round((1 - acc["drops"] / (acc["drops"] + acc["delivered"]))
-                                          ** (67.69 / int(x) - 1), 4)
-                                    if m0["kind"] == "incast" and acc["delivered"] else ""),
+            # Star runs only: what the fast share would be if the port's loss rate hit the QP's
+            # packets independently, with k packets of the QP per base RTT: (1-p)^(k-1).
+            "independent_formula": (round((1 - loss) ** max(0.0, per_rtt - 1), 4)
+                                    if loss is not None and per_rtt else ""),
             "nic_retransmissions": acc["resent"],
             "timeouts": acc["timeouts"],
             "other_nic_episodes": acc["other_nic_episodes"],

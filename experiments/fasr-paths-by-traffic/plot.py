@@ -16,6 +16,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 SERIES = [
+    ("paper-random", "PAPER SETTING: random loss 1%, 200 Gb/s, BDP 500", "k", "o", "-"),
+    ("paper-incast", "PAPER SETTING: 3V1 incast, no CC (x = 3 x QPs per sender)", "tab:purple",
+     "s", "-"),
+    ("paper-websearch", "PAPER SETTING: websearch 90% load, 200 Gb/s", "tab:cyan", "*", "-"),
     ("incast", "incast, no CC, 400 KB buffer (steady state)", "tab:red", "o", "-"),
     ("incast-pool20", "incast, no CC, 20-unit pool", "tab:red", "s", ":"),
     ("incast-dcqcn", "incast, DCQCN (whole run, 3 seeds)", "tab:orange", "^", "-"),
@@ -65,7 +69,7 @@ def main():
         for r, x_, y_ in zip(sel, xs, ys):
             if r["enough_episodes"] != "1":  # fewer than 50 episodes: ring the point
                 ax.scatter([x_], [y_], s=160, facecolors="none", edgecolors="k", lw=1, zorder=5)
-            if r["kind"] == "websearch" and ls == "-":
+            if r["kind"].endswith("websearch") and ls == "-":
                 ax.annotate(f"load {r['x']}", (x_, y_), textcoords="offset points",
                             xytext=(6, 6), fontsize=8, color=color)
     ax.axhline(70, color="k", ls="--", lw=0.8)

@@ -7,11 +7,14 @@
 #   experiments/fasr-paths-by-traffic/run.sh
 #   BIFROST_BUILD=/path/to/build NO_BUILD=1 experiments/fasr-paths-by-traffic/run.sh
 #   SCALE=0.2 experiments/fasr-paths-by-traffic/run.sh     # quick look: 5x less simulated time
+#   PAPER_QPS=1,8,64 PAPER_LOADS=0.9 ...                    # the paper setting's points
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 scale="${SCALE:-1}"
 senders="${SENDERS:-2,4,8,16,32,64}"
 loads="${LOADS:-0.3,0.5,0.7,0.9}"
+paper_qps="${PAPER_QPS:-1,2,4,8,16,32,64}"
+paper_loads="${PAPER_LOADS:-0.9}"
 
 cd "$root"
 build_sim
@@ -38,7 +41,18 @@ point() {  # series kind x cc pool seed warmup_us duration_us
   echo "$series,$kind,$x,$cc,$pool,$seed,$warmup,$duration,$dir" >> "$manifest"
 }
 
-# Incast without congestion control: steady state after 0.5 ms, 10 ms simulated.
+# The headline: the FaSR paper's own setting for Fig. 3 (section III-B: 200 Gb/s, MTU 1024,
+# BDP 500, sender load 90%): 1% random loss and the 3V1 incast with QPs per sender as the axis,
+# and websearch at 90% load; 1 ms warm-up.
+for q in ${paper_qps//,/ }; do
+  point paper-random paper-random "$q" none large 1 "$(us 1000)" "$(us 10000)"
+  point paper-incast paper-incast "$q" none large 1 "$(us 1000)" "$(us 10000)"
+done
+for load in ${paper_loads//,/ }; do
+  point paper-websearch paper-websearch "$load" none large 1 "$(us 1000)" "$(us 30000)"
+done
+# Sensitivity: our 100 Gb/s series. Incast without congestion control: steady state after
+# 0.5 ms, 10 ms simulated.
 for n in ${senders//,/ }; do
   point incast incast "$n" none large 1 "$(us 500)" "$(us 10000)"
   point incast-pool20 incast "$n" none default 1 "$(us 500)" "$(us 10000)"
