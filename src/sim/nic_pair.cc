@@ -31,7 +31,7 @@ NicPair::QpPair NicPair::add_qp_pair() {
 }
 
 void NicPair::build(Side& side, int index) {
-  DeviceConfig dc = config_.device;
+  DeviceConfig dc = index == 1 && config_.device_b ? *config_.device_b : config_.device;
   dc.name = fmt::format("nic{}", index);
   dc.gids = {world::Ipv4::of(10, 0, 0, static_cast<uint8_t>(index + 1))};
   side.device = std::make_unique<Device>(kernel_, dc);

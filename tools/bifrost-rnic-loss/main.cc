@@ -20,7 +20,8 @@
 // FaSR's fast and slow paths) are reported.
 // --qps N runs N connected QP pairs at once (round-robin on the NICs' transmit schedulers), and
 // --context-cache-bytes gives both NICs a QP-context cache whose misses stall the receive
-// pipeline: the many-QP experiment of FaSR's Fig. 7(b)/(c).
+// pipeline: the many-QP experiment of FaSR's Fig. 7(b)/(c). --opcode mixed and --clients N give
+// it the paper's shape: a server issuing READs and WRITEs to N clients, whose NICs b stands for.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -75,6 +76,18 @@ void check(const Options& o) {
                 o.rate_gbps);
   }
   if (o.qps == 0) throw Error("--qps must be at least 1");
+  if (o.opcode == "mixed" && o.loss_on == "data") {
+    throw Error("--loss-on data needs one data direction; --opcode mixed sends data both ways");
+  }
+  if (o.opcode == "mixed" && o.qps < 2) {
+    throw Error("--opcode mixed needs --qps 2 or more (odd pairs READ, even ones WRITE)");
+  }
+  if (o.clients > 1 && o.context_cache_bytes == 0 && !o.pipeline) {
+    throw Error(
+        "--clients {} scales the clients' context cache and receive pipeline: give "
+        "--context-cache-bytes or --pipeline",
+        o.clients);
+  }
   if (o.start_spread_us < 0 || o.start_spread_us >= o.duration_us) {
     throw Error("--start-spread-us {} must be in [0, --duration-us {})", o.start_spread_us,
                 o.duration_us);
@@ -104,8 +117,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--message-bytes", o.message_bytes, "bytes per message")->capture_default_str();
   app.add_option("--opcode", o.opcode,
-                 "write (RDMA WRITE), send or read (RDMA READ: the data comes back in responses)")
-      ->check(CLI::IsMember({"write", "send", "read"}))
+                 "write (RDMA WRITE), send, read (RDMA READ: the data comes back in responses) "
+                 "or mixed (odd-numbered QP pairs READ, even ones WRITE)")
+      ->check(CLI::IsMember({"write", "send", "read", "mixed"}))
       ->capture_default_str();
   app.add_option("--rate-gbps", o.rate_gbps, "line rate, each direction")->capture_default_str();
   app.add_option("--rtt-us", o.rtt_us, "base RTT: MTU frame + ACK serialization + 2 x delay")
@@ -190,6 +204,11 @@ int main(int argc, char** argv) {
   app.add_option("--context-cache-bytes", o.context_cache_bytes,
                  "QP-context cache of both NICs (0: none); a miss stalls the receive pipeline, "
                  "which this turns on")
+      ->capture_default_str();
+  app.add_option("--clients", o.clients,
+                 "the responder NIC stands for this many client NICs: its context cache and "
+                 "receive pipeline are this many times the requester's")
+      ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
   app.add_option("--cache-miss-ns", o.cache_miss_ns, "stall per context-cache miss (a PCIe fetch)")
       ->capture_default_str();

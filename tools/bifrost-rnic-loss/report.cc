@@ -47,6 +47,8 @@ nlohmann::json to_json(const Result& r) {
           {"cache_hits", r.cache_hits},
           {"cache_misses", r.cache_misses},
           {"cache_contexts", r.cache_contexts},
+          {"requester_cache_hits", r.requester_cache_hits},
+          {"requester_cache_misses", r.requester_cache_misses},
           {"qp_fairness", r.qp_fairness},
           {"qp_min_fraction", r.qp_min_fraction},
           {"events", r.events},
@@ -59,6 +61,10 @@ namespace {
 // Which packets --loss-on lets the loss hit. Under READ the data are the responses, which
 // travel with the responder's NAKs and SACKs; the other direction carries the READ requests.
 std::string lossy_directions(const Options& o) {
+  if (mixed(o)) {
+    return "both directions (WRITE data and READ requests; READ responses; ACK/NAK/SACK of "
+           "each)";
+  }
   const bool read = wr_opcode(o) == rnic::WrOpcode::rdma_read;
   if (o.loss_on == "data") {
     return read ? "the responder's direction only (READ responses, NAK/SACK; READ requests "
@@ -75,6 +81,7 @@ nlohmann::json scenario_json(const Options& o) {
   nlohmann::json s = {
       {"message_bytes", o.message_bytes},
       {"opcode", o.opcode},
+      {"clients", o.clients},
       {"rate_gbps", o.rate_gbps},
       {"rtt_us", o.rtt_us},
       {"one_way_delay_us", one_way_delay(o).microseconds()},

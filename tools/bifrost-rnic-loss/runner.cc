@@ -68,9 +68,13 @@ class Runner {
   Runner(const Options& o, EngineKind engine, double loss)
       : o_(o), engine_(engine), loss_(loss), pair_(config()) {
     slots_ = (kBufferBytes / 2) / o.message_bytes;
-    // The messages' source: a's for WRITE and SEND, b's for READ.
-    sim::NicPair::Side& source = wr_opcode(o) == rnic::WrOpcode::rdma_read ? pair_.b() : pair_.a();
-    source.memory->fill(kSrcBase, slots_ * o.message_bytes, 1);
+    // The messages' source: a's for WRITE and SEND, b's for READ (both when mixed).
+    if (mixed(o) || wr_opcode(o) != rnic::WrOpcode::rdma_read) {
+      pair_.a().memory->fill(kSrcBase, slots_ * o.message_bytes, 1);
+    }
+    if (mixed(o) || wr_opcode(o) == rnic::WrOpcode::rdma_read) {
+      pair_.b().memory->fill(kSrcBase, slots_ * o.message_bytes, 1);
+    }
     const bool data_only = o.loss_on == "data";
     if (data_only) pair_.wire().set_loss(1 - data_side(o), 0);
     if (o.burst_len > 1 && loss > 0) {
@@ -116,8 +120,10 @@ class Runner {
     result_.last_completion_us = last_completion_.microseconds();
     const Time measured = end - warmup;
     result_.goodput_gbps = static_cast<double>(result_.bytes) * 8 / measured.seconds() / 1e9;
-    result_.goodput_fraction = result_.goodput_gbps / o_.rate_gbps;
-    result_.acked_goodput_fraction = acked_goodput_gbps(measured) / o_.rate_gbps;
+    // Mixed READ/WRITE moves data both ways: the capacity is both directions of the wire.
+    const double capacity_gbps = mixed(o_) ? 2 * o_.rate_gbps : o_.rate_gbps;
+    result_.goodput_fraction = result_.goodput_gbps / capacity_gbps;
+    result_.acked_goodput_fraction = acked_goodput_gbps(measured) / capacity_gbps;
     const auto& engine = pair_.a().device->recovery_engine();
     result_.ceiling_fraction = ceiling_fraction(o_, engine.selective(), engine.lean_sr_header());
     const double packets = std::ceil(static_cast<double>(o_.message_bytes) / o_.mtu);
@@ -155,6 +161,9 @@ class Runner {
     result_.cache_hits = cache.hits();
     result_.cache_misses = cache.misses();
     result_.cache_contexts = cache.entries();
+    const rnic::QpContextCache& requester_cache = pair_.a().device->context_cache();
+    result_.requester_cache_hits = requester_cache.hits();
+    result_.requester_cache_misses = requester_cache.misses();
     spread_across_qps();
     result_.events = pair_.kernel().executed();
     result_.simulated_us = pair_.kernel().now().microseconds();
@@ -195,6 +204,16 @@ class Runner {
     c.device.context_cache.capacity = Bytes(o_.context_cache_bytes);
     c.device.context_cache.miss_penalty = Time::ps(std::llround(o_.cache_miss_ns * 1e3));
     c.device.context_cache.concurrent_fetches = o_.context_fetches;
+    if (o_.clients > 1) {
+      // b stands for the clients' NICs: their caches and pipelines together.
+      rnic::DeviceConfig b = c.device;
+      b.context_cache.capacity = Bytes(o_.context_cache_bytes * o_.clients);
+      if (b.receive_pipeline) {
+        b.receive_pipeline->service_rate = gigabits(o_.pipeline_gbps * o_.clients);
+        b.receive_pipeline->buffer = Bytes::KiB(o_.pipeline_buffer_kib * o_.clients);
+      }
+      c.device_b = b;
+    }
     c.timeout = static_cast<uint8_t>(o_.gbn_timeout);
     c.retry_cnt = static_cast<uint8_t>(o_.retry_cnt);
     c.buffer_bytes = kBufferBytes;
@@ -277,7 +296,7 @@ class Runner {
     sim::NicPair::Side& a = pair_.a();
     rnic::SendWr wr;
     wr.wr_id = id;
-    wr.opcode = wr_opcode(o_);
+    wr.opcode = wr_opcode(o_, q);
     wr.sge = rnic::Sge{kSrcBase + offset, o_.message_bytes, a.mr->lkey};
     if (wr.opcode == rnic::WrOpcode::rdma_read) {
       // b's source lands in a's destination slot.
@@ -319,7 +338,7 @@ class Runner {
       if (o_.verify_every > 0 && wc.wr_id % o_.verify_every == 0) {
         const uint64_t offset = slot_of(wc.wr_id) * o_.message_bytes;
         ++result_.verified;
-        const bool read = wr_opcode(o_) == rnic::WrOpcode::rdma_read;
+        const bool read = wr_opcode(o_, q) == rnic::WrOpcode::rdma_read;
         const rnic::HostMemory& source = read ? *pair_.b().memory : *pair_.a().memory;
         const rnic::HostMemory& target = read ? *pair_.a().memory : *pair_.b().memory;
         if (!rnic::same_content(source, kSrcBase + offset, target, kDstBase + offset,

@@ -17,17 +17,22 @@ Rate gigabits(double gbps) {
   return Rate::bps(std::llround(gbps * 1e9));
 }
 
-rnic::WrOpcode wr_opcode(const Options& o) {
+rnic::WrOpcode wr_opcode(const Options& o, uint32_t q) {
   if (o.opcode == "send") return rnic::WrOpcode::send;
-  return o.opcode == "read" ? rnic::WrOpcode::rdma_read : rnic::WrOpcode::rdma_write;
+  const bool read = o.opcode == "read" || (mixed(o) && q % 2 == 1);
+  return read ? rnic::WrOpcode::rdma_read : rnic::WrOpcode::rdma_write;
 }
 
 int data_side(const Options& o) {
   return wr_opcode(o) == rnic::WrOpcode::rdma_read ? 1 : 0;
 }
 
-double ceiling_fraction(const Options& o, bool selective, bool lean_sr_header) {
-  if (wr_opcode(o) == rnic::WrOpcode::rdma_read) {
+namespace {
+
+// Wire bytes of one message's data packets (requests, or READ responses).
+uint64_t message_wire_bytes(const Options& o, rnic::WrOpcode op, bool selective,
+                            bool lean_sr_header) {
+  if (op == rnic::WrOpcode::rdma_read) {
     // The data travels in READ responses, which carry no SR extension.
     const uint32_t count = rnic::read_response_count(o.message_bytes, o.mtu);
     uint64_t wire_bytes = 0;
@@ -39,10 +44,10 @@ double ceiling_fraction(const Options& o, bool selective, bool lean_sr_header) {
                                            : wire::Opcode::kRcReadResponseMiddle;
       wire_bytes += wire::ethernet_frame_size(opcode, length);
     }
-    return static_cast<double>(o.message_bytes) / static_cast<double>(wire_bytes);
+    return wire_bytes;
   }
   rnic::SendWqe wqe;
-  wqe.opcode = wr_opcode(o);
+  wqe.opcode = op;
   wqe.length = o.message_bytes;
   uint64_t wire_bytes = 0;
   rnic::segment(rnic::QpType::rc, wqe, o.mtu, 0, 2,
@@ -51,7 +56,21 @@ double ceiling_fraction(const Options& o, bool selective, bool lean_sr_header) {
                   h.sr.lean = lean_sr_header;
                   wire_bytes += wire::ethernet_frame_size(h, length);
                 });
-  return static_cast<double>(o.message_bytes) / static_cast<double>(wire_bytes);
+  return wire_bytes;
+}
+
+}  // namespace
+
+double ceiling_fraction(const Options& o, bool selective, bool lean_sr_header) {
+  if (mixed(o)) {
+    // As many READs as WRITEs: each direction of the wire carries one kind's data. The ceiling
+    // of the goodput over one direction's line rate is their mean.
+    const auto write = message_wire_bytes(o, rnic::WrOpcode::rdma_write, selective, lean_sr_header);
+    const auto read = message_wire_bytes(o, rnic::WrOpcode::rdma_read, selective, lean_sr_header);
+    return static_cast<double>(o.message_bytes) * (1.0 / write + 1.0 / read) / 2;
+  }
+  return static_cast<double>(o.message_bytes) /
+         static_cast<double>(message_wire_bytes(o, wr_opcode(o), selective, lean_sr_header));
 }
 
 Time slot_time(const Options& o) {

@@ -24,7 +24,13 @@ struct Options {
   double duration_us = 20000;
   double warmup_us = 100;
   uint32_t outstanding = 64;
+  // write, send, read, or mixed: odd-numbered QP pairs READ, even ones WRITE (the FaSR paper's
+  // server "issues RD/WR requests" to its clients).
   std::string opcode = "write";
+  // Side a is the requester (the paper's server); side b stands for this many client NICs: its
+  // QP-context cache and receive pipeline are `clients` times a's, as N NICs each holding 1/N of
+  // the QPs would have between them. Both share a's one wire, the server's port.
+  uint32_t clients = 1;
   double burst_len = 1;  // mean loss burst, line-rate packet slots; 1 = independent loss
   // Which packets the loss hits: "both" directions (data, and ACKs, SACKs, NAKs the other way),
   // or only the direction that carries the "data" (requests, or READ responses).
@@ -121,6 +127,10 @@ struct Result {
   uint64_t cache_hits = 0;
   uint64_t cache_misses = 0;
   uint64_t cache_contexts = 0;  // contexts the cache holds; 0 = not modelled
+  // The requester's (server's) cache: with READs its responses and with WRITEs its ACKs look
+  // up the requester's contexts.
+  uint64_t requester_cache_hits = 0;
+  uint64_t requester_cache_misses = 0;
   // Spread of goodput across QPs (messages completed after the warm-up, per QP).
   double qp_fairness = 1;      // Jain's index
   double qp_min_fraction = 1;  // the slowest QP's messages / the mean
@@ -131,8 +141,13 @@ struct Result {
 
 Time microseconds(double us);
 Rate gigabits(double gbps);
-rnic::WrOpcode wr_opcode(const Options& o);
+// QP pair q's opcode (with --opcode mixed, READ for odd q).
+rnic::WrOpcode wr_opcode(const Options& o, uint32_t q = 0);
+inline bool mixed(const Options& o) {
+  return o.opcode == "mixed";
+}
 // The wire side (sim::NicPair: 0 sends a's packets) whose packets carry the data: b for READ.
+// Not defined for --opcode mixed, whose data go both ways.
 int data_side(const Options& o);
 // The payload/wire ratio of one message's request packets: the goodput a loss-free link can
 // reach. Selective engines add the SR extension header to every request.

@@ -4,6 +4,7 @@
 // Side a is the requester in most uses; either side may post anything.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "bifrost/rnic/device.h"
@@ -17,8 +18,10 @@ struct NicPairConfig {
   rnic::QpType type = rnic::QpType::rc;
   uint32_t mtu = 1024;
   LossyWireConfig wire{};
-  // Applied to both devices (their names and GIDs are set by the pair).
+  // Applied to both devices (their names and GIDs are set by the pair), unless side b has its
+  // own (a responder NIC sized differently from the requester's).
   rnic::DeviceConfig device{};
+  std::optional<rnic::DeviceConfig> device_b;
   // RC timers: 4.096 us * 2^timeout; retry_cnt 0..7; rnr_retry 7 = infinite.
   uint8_t timeout = 14;  // 67 ms, as perftest sets
   uint8_t retry_cnt = 7;
