@@ -56,14 +56,18 @@ def bytes_at(s, t):
 
 
 def interval_rates(series, interval_s, window):
-    """Per interval inside the window: (t, [Gb/s per client])."""
+    """Rates between sample times inside the window, each span the first sample at least
+    interval_s after the previous one (sample times are shared: one read takes every counter,
+    and they are uneven on a loaded host): [(t at the span's end, [Gb/s per client])]."""
     begin, end = window
-    rows, t = [], begin
-    while t + interval_s <= end + 1e-9:
-        rates = [(bytes_at(s, t + interval_s) - bytes_at(s, t)) * 8 / interval_s / 1e9
-                 for s in series.values()]
-        rows.append((t + interval_s, rates))
-        t += interval_s
+    times = sorted({t for s in series.values() for t, _ in s if begin <= t <= end})
+    rows, t0 = [], begin
+    for t in times:
+        if t - t0 < interval_s - 1e-9:
+            continue
+        rows.append((t, [(bytes_at(s, t) - bytes_at(s, t0)) * 8 / (t - t0) / 1e9
+                         for s in series.values()]))
+        t0 = t
     return rows
 
 
@@ -79,12 +83,16 @@ def summarise(clients, directory, interval_s):
             entry.update(goodput_gbps=row["bw_avg_Gbps"], seconds=row["seconds"],
                          iterations=row["iterations"],
                          verified=doc["verified"], corrupt=doc["corrupt"],
-                         missing=doc["missing"])
+                         missing=doc["missing"],
+                         retransmissions=doc["counters"].get("retransmissions", 0))
             goodputs.append(row["bw_avg_Gbps"])
         out["per_client"].append(entry)
     if len(goodputs) == clients:
         out["aggregate_goodput_gbps"] = sum(goodputs)
         out["jain_goodput"] = jain(goodputs)
+    drops = os.path.join(directory, "bottleneck_drops")
+    if os.path.exists(drops) and open(drops).read().strip():
+        out["bottleneck_drops"] = int(open(drops).read().split()[0])
     series = read_samples(os.path.join(directory, "samples.csv"), clients)
     window = common_window(series)
     if window:
@@ -110,6 +118,8 @@ def print_summary(s):
     if "aggregate_goodput_gbps" in s:
         print(f"  aggregate goodput {s['aggregate_goodput_gbps']:.3f} Gb/s, "
               f"Jain {s['jain_goodput']:.4f}")
+    if "bottleneck_drops" in s:
+        print(f"  the bottleneck's queue dropped {s['bottleneck_drops']} packets")
     if "window_s" in s:
         b, e = s["window_s"]
         per = [i["jain"] for i in s["intervals"]]

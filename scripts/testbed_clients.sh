@@ -54,16 +54,20 @@ for i in $(seq 1 "$clients"); do
 done
 nft_setup "$ns_b" "$per_client_counters" "$per_client_rules"
 
-# Every interval: time (s since the clients started), client, bytes it delivered so far.
+# Every interval: time (s since the clients started), client, bytes it delivered so far. One
+# nft call reads every client's counter; on a loaded host it takes a while, so the time is the
+# midpoint of the call.
 sample_counters() {
-  local start t
+  local start before listing
   start=$(date +%s.%N)
   echo "time_s,client,bytes"
   while :; do
-    t=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN {printf "%.3f", a - b}')
-    ip netns exec "$ns_b" nft list counters table inet bifrost |
-      awk -v t="$t" '/counter from_/ {sub("from_", "", $2); c = $2}
-                     c != "" && /packets/ {print t "," c "," $4; c = ""}'
+    before=$(date +%s.%N)
+    listing=$(ip netns exec "$ns_b" nft list counters table inet bifrost)
+    awk -v a="$before" -v b="$(date +%s.%N)" -v s="$start" \
+      '/counter from_/ {sub("from_", "", $2); c = $2}
+       c != "" && /packets/ {printf "%.3f,%s,%s\n", (a + b) / 2 - s, c, $4; c = ""}' \
+      <<<"$listing"
     sleep "$sample_interval"
   done
 }
@@ -94,6 +98,11 @@ kill "$sampler" 2>/dev/null || true
 wait "$sampler" 2>/dev/null || true
 sampler=
 
+if [ -n "$rate" ]; then  # what the bottleneck's queue dropped (for the summary)
+  tc -n "$ns_s" -s qdisc show dev "s0-$id" |
+    awk '/dropped/ {gsub("[(),]", ""); for (i = 1; i < NF; i++) if ($i == "dropped") print $(i + 1)}' \
+      >"$results_dir/bottleneck_drops"
+fi
 echo "testbed: UDP 4791 into the server: $(counter "$ns_b" datagrams) datagrams," \
   "$(counter "$ns_b" drops) dropped (loss $loss/1000)"
 summary=(/usr/bin/python3 "$(dirname "$0")/incast_summary.py" --clients "$clients"
