@@ -8,7 +8,9 @@
 #   at_transmit         UC sends complete when their last packet left the NIC (hardware's meaning)
 #   idle_wire_0.5us     0.5 us each way (oracle about 1.1 us)
 # Our check: each estimate within 1 us + one MTU's serialization (1.64 us) of the oracle's median.
-#   experiments/rogue-rtt-accuracy/run.sh          # a few seconds
+# and, as root, the real runtime's rows (real.sh: bifrost-perf on the namespace testbed).
+#   experiments/rogue-rtt-accuracy/run.sh          # a few seconds; about 30 s with real.sh
+#   REAL=0 experiments/rogue-rtt-accuracy/run.sh   # the simulator only
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 cd "$root"
@@ -30,5 +32,7 @@ echo "config,row,p10_us,p50_us,p90_us,samples,held_off,goodput_gbps,within_bound
 run headline
 run at_transmit --completes-at-transmit
 delay=0.5 run idle_wire_0.5us
+# The real runtime's rows (root only): bifrost-perf over the namespace testbed.
+if [ "$(id -u)" -eq 0 ] && [ "${REAL:-1}" = 1 ]; then "$here/real.sh"; fi
 
 /usr/bin/python3 "$here/plot.py" "$out" "$here/table1.png"
