@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
     --b-delay) b_delay=$2; shift 2 ;;
     --clients) clients=$2; shift 2 ;;
     --sample-interval) sample_interval=$2; shift 2 ;;
-    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "testbed: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
