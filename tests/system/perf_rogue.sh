@@ -100,13 +100,13 @@ write0_run() {
   "$perf" write0_lat -B "$ip" -p "$port" >"$dir/write0.server" 2>&1 &
   local pid=$!
   sleep 0.3
-  "$perf" write0_lat "$ip" -p "$port" -n 200 --out_json "$dir/write0.json" >"$dir/write0.client" 2>&1 ||
+  "$perf" write0_lat "$ip" -p "$port" -n 50 --out_json "$dir/write0.json" >"$dir/write0.client" 2>&1 ||
     { cat "$dir"/write0.*; echo "FAIL write0_lat"; exit 1; }
   wait "$pid" || { cat "$dir/write0.server"; echo "FAIL write0_lat: the server failed"; exit 1; }
   python3 - "$dir/write0.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
-ok = r["iterations"] == 200 and r["bytes"] == 0 and 0 < r["t_p10_us"] <= r["t_typical_us"] <= r["t_p90_us"]
+ok = r["iterations"] == 50 and r["bytes"] == 0 and 0 < r["t_p10_us"] <= r["t_typical_us"] <= r["t_p90_us"]
 print(("ok   " if ok else "FAIL ") + f"write0_lat: {r['iterations']} WRITE(0)s, p10/p50/p90 "
       f"{r['t_p10_us']:.1f}/{r['t_typical_us']:.1f}/{r['t_p90_us']:.1f} us")
 sys.exit(0 if ok else 1)
