@@ -13,6 +13,8 @@
 #
 #   sudo experiments/rogue-incast-real/run.sh                 # about 3 minutes
 #   SCHEMES="rogue-rc" REPS=1 sudo experiments/rogue-incast-real/run.sh
+#   RATE=800 SCHEMES="rogue-rc rogue-uc" REPS=2 OUT_PREFIX=experiments/rogue-incast-real/rate800_ \
+#     sudo experiments/rogue-incast-real/run.sh          # the sensitivity row in the README
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 [ "$(id -u)" -eq 0 ] || { echo "needs root (network namespaces)" >&2; exit 77; }
@@ -27,7 +29,9 @@ CMAKE_BUILD_PARALLEL_LEVEL=1 build_tools bifrost-perf
 perf="$build/tools/bifrost-perf"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-out="$here/results.csv" intervals="$here/intervals.csv"
+# OUT_PREFIX: write <prefix>results.csv, intervals.csv and incast.png elsewhere (sensitivity runs).
+prefix="${OUT_PREFIX:-$here/}"
+out="${prefix}results.csv" intervals="${prefix}intervals.csv"
 echo "scheme,rep,rate_mbit,clients,finished,aggregate_gbps,of_bottleneck,jain,jain_wire,worst_interval_jain,goodputs_gbps,messages,missing,corrupt,retransmissions,bottleneck_drops,verify_clean" >"$out"
 echo "scheme,rep,t_s,client,gbps" >"$intervals"
 
@@ -105,4 +109,4 @@ for scheme in dict.fromkeys(r["scheme"] for r in rows):
           f"bottleneck (>= 85%), verify {'clean' if clean else 'NOT clean'} in {len(rs)} runs: "
           f"{'PASS' if ok else 'FAIL'}")
 PY
-/usr/bin/python3 "$here/plot.py" "$out" "$intervals" "$here/incast.png"
+/usr/bin/python3 "$here/plot.py" "$out" "$intervals" "${prefix}incast.png"
