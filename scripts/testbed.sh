@@ -19,11 +19,26 @@
 #   --b CMD / --a CMD   run CMD inside namespace b (started first, in the background) / a; both
 #                       see BF_A_IP and BF_B_IP. The script waits for both and fails if either does.
 #   --b-delay SECONDS   wait this long after starting b before starting a (default 0.3)
+#   --clients N         N -> 1 instead: N client namespaces and the server namespace on a Linux
+#                       bridge (in a namespace of its own); --rate then limits only the bridge's
+#                       port toward the server (tbf), the incast bottleneck. Client i
+#                       (i = 1..N) is 10.77.0.(10+i); the server namespace has one address per
+#                       client, 10.77.0.(100+i), because a soft NIC owns UDP 4791 of its address:
+#                       --b runs N times there (one server process per client) and --a once in
+#                       each client namespace, all at the same time, each with BF_INDEX=i,
+#                       BF_A_IP / BF_B_IP of its pair and BF_JSON (a file for its JSON results).
+#                       Afterwards scripts/incast_summary.py prints per-client goodput, the
+#                       aggregate and Jain's index from the client commands' bifrost-perf JSON
+#                       (written to $BF_JSON), and the bytes each client delivered per interval
+#                       as the server's nftables counted them (--counters: written to FILE)
+#   --sample-interval S with --clients: read the per-client byte counters every S seconds
+#                       (default 0.5)
 #
 # Needs root (namespaces, nftables, tc). Always tears everything down, also on errors/Ctrl-C.
 set -euo pipefail
 
-loss=0 rate= aliases=0 paths=0 path_rate= counters= cmd_a= cmd_b= b_delay=0.3
+loss=0 rate= aliases=0 paths=0 path_rate= counters= cmd_a= cmd_b= b_delay=0.3 clients=0
+sample_interval=0.5
 while [ $# -gt 0 ]; do
   case "$1" in
     --loss-permille) loss=$2; shift 2 ;;
@@ -35,7 +50,9 @@ while [ $# -gt 0 ]; do
     --a) cmd_a=$2; shift 2 ;;
     --b) cmd_b=$2; shift 2 ;;
     --b-delay) b_delay=$2; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --clients) clients=$2; shift 2 ;;
+    --sample-interval) sample_interval=$2; shift 2 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "testbed: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -57,8 +74,42 @@ done
 if [ "$aliases" -gt 0 ] && [ "$paths" -gt 0 ]; then
   echo "testbed: --aliases (all on one veth) and --paths (a veth each) exclude each other" >&2; exit 2
 fi
+if ! [[ "$clients" =~ ^[0-9]+$ ]] || [ "$clients" -gt 64 ]; then
+  echo "testbed: --clients must be 0..64, not '$clients'" >&2; exit 2
+fi
+if [ "$clients" -gt 0 ] && [ $((aliases + paths)) -gt 0 ]; then
+  echo "testbed: --clients (N -> 1 on a bridge) excludes --aliases and --paths" >&2; exit 2
+fi
 if [ -n "$path_rate" ] && [ "$paths" -eq 0 ]; then
   echo "testbed: --path-rate needs --paths" >&2; exit 2
+fi
+
+# Counts the UDP 4791 datagrams entering namespace $1 and drops --loss-permille of them at
+# random (named counters datagrams and drops); $2: more counters and rules, counted before the
+# drop (the N -> 1 server's per-client counters).
+nft_setup() {  # ns [counters] [rules]
+  ip netns exec "$1" nft -f - <<NFT
+table inet bifrost {
+  counter datagrams {}
+  counter drops {}
+  ${2:-}
+  chain input {
+    type filter hook input priority 0; policy accept;
+    udp dport 4791 counter name datagrams
+    ${3:-}
+    udp dport 4791 numgen random mod 1000 < $loss counter name drops drop
+  }
+}
+NFT
+}
+counter() {  # ns name
+  ip netns exec "$1" nft list counter inet bifrost "$2" | awk '/packets/ {print $2; exit}'
+}
+
+if [ "$clients" -gt 0 ]; then
+  # shellcheck source=scripts/testbed_clients.sh
+  source "$(dirname "$0")/testbed_clients.sh"
+  exit
 fi
 
 # Names unique per run so parallel tests do not collide.
@@ -102,17 +153,7 @@ setup_side() {  # ns dev ip side_octet
   if [ -n "$rate" ]; then
     tc -n "$ns" qdisc add dev "$dev" root tbf rate "$rate" burst 256kb latency 50ms
   fi
-  ip netns exec "$ns" nft -f - <<NFT
-table inet bifrost {
-  counter datagrams {}
-  counter drops {}
-  chain input {
-    type filter hook input priority 0; policy accept;
-    udp dport 4791 counter name datagrams
-    udp dport 4791 numgen random mod 1000 < $loss counter name drops drop
-  }
-}
-NFT
+  nft_setup "$ns"
 }
 setup_side "$ns_a" "$veth_a" "$BF_A_IP" 1
 setup_side "$ns_b" "$veth_b" "$BF_B_IP" 2
@@ -124,10 +165,6 @@ for i in $(seq 1 "$paths"); do
   ip -n "$ns_a" neigh replace "10.77.$i.2" lladdr "$(mac "$ns_b" "${veth_b}p$i")" dev "${veth_a}p$i" nud permanent
   ip -n "$ns_b" neigh replace "10.77.$i.1" lladdr "$(mac "$ns_a" "${veth_a}p$i")" dev "${veth_b}p$i" nud permanent
 done
-
-counter() {  # ns name
-  ip netns exec "$1" nft list counter inet bifrost "$2" | awk '/packets/ {print $2; exit}'
-}
 
 status=0
 if [ -n "$cmd_b" ]; then

@@ -2,7 +2,8 @@
 # System test: bifrost-perf over RoGUE (--transport rogue-rc | rogue-uc), real processes.
 #   perf_rogue.sh <bifrost-perf> loopback
 #       two processes on loopback addresses: write_bw (also 1 MiB verbs, cut into segments),
-#       read_bw, send_bw and the latency tests, all with --verify; invalid combinations refused
+#       read_bw, send_bw and the latency tests, all with --verify; invalid combinations refused;
+#       write0_lat over plain RC (RoGUE's RTT oracle)
 #   perf_rogue.sh <bifrost-perf> rate <testbed.sh> <Mbit/s>
 #       rogue-rc write_bw through a tbf bottleneck: goodput at least 85% of its rate
 #   perf_rogue.sh <bifrost-perf> loss <testbed.sh>
@@ -93,8 +94,29 @@ testbed_run() {
   check "$dir/$name.client.json" "$dir/$name.server.json" "$name" "$n" "$floor"
 }
 
+# write0_lat (plain RC, RoGUE's Table 1 oracle): n zero-byte WRITEs, p10 <= p50 <= p90.
+write0_run() {
+  local ip="127.$((60 + $$ % 100)).$(($$ / 100 % 250)).4" port=$((20001 + $$ % 20000))
+  "$perf" write0_lat -B "$ip" -p "$port" >"$dir/write0.server" 2>&1 &
+  local pid=$!
+  sleep 0.3
+  "$perf" write0_lat "$ip" -p "$port" -n 50 --out_json "$dir/write0.json" >"$dir/write0.client" 2>&1 ||
+    { cat "$dir"/write0.*; echo "FAIL write0_lat"; exit 1; }
+  wait "$pid" || { cat "$dir/write0.server"; echo "FAIL write0_lat: the server failed"; exit 1; }
+  python3 - "$dir/write0.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+ok = r["iterations"] == 50 and r["bytes"] == 0 and 0 < r["t_p10_us"] <= r["t_typical_us"] <= r["t_p90_us"]
+print(("ok   " if ok else "FAIL ") + f"write0_lat: {r['iterations']} WRITE(0)s, p10/p50/p90 "
+      f"{r['t_p10_us']:.1f}/{r['t_typical_us']:.1f}/{r['t_p90_us']:.1f} us")
+sys.exit(0 if ok else 1)
+PY
+}
+
 case "$mode" in
   loopback)
+    write0_run
+    refused "needs --transport rc" write0_lat --transport rogue-rc
     loopback_run rc_write 2000 write_bw --transport rogue-rc -q 2
     loopback_run rc_write_1mib 64 write_bw --transport rogue-rc -s 1048576 -t 8
     loopback_run rc_read 1000 read_bw --transport rogue-rc

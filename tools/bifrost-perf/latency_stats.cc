@@ -29,7 +29,9 @@ void set_latency_columns(SizeResult& r, std::vector<double>& samples) {
   r.t_stdev = std::sqrt(var / static_cast<double>(samples.size()));
   r.t_min = samples.front();
   r.t_max = samples.back();
+  r.t_p10 = at(0.1);
   r.t_typical = at(0.5);
+  r.t_p90 = at(0.9);
   r.t_p99 = at(0.99);
   r.t_p999 = at(0.999);
 }

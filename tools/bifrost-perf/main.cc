@@ -97,11 +97,11 @@ void validate_virtuoso(const Options& o) {
 void validate(const Options& o) {
   const bool known = o.test == "write_bw" || o.test == "send_bw" || o.test == "read_bw" ||
                      o.test == "write_lat" || o.test == "send_lat" || o.test == "read_lat" ||
-                     o.test == "rpc_bw";
+                     o.test == "write0_lat" || o.test == "rpc_bw";
   if (!known) {
     throw Error(
-        "unknown test '{}': use write_bw, send_bw, read_bw, write_lat, send_lat, read_lat or "
-        "rpc_bw",
+        "unknown test '{}': use write_bw, send_bw, read_bw, write_lat, send_lat, read_lat, "
+        "write0_lat or rpc_bw",
         o.test);
   }
   if (o.is_rpc() && !o.uses_bifrost()) {
@@ -109,6 +109,11 @@ void validate(const Options& o) {
         "{} needs --transport bifrost-uc or bifrost-rc: the RPC helper runs over a Bifröst "
         "connection",
         o.test);
+  }
+  if (o.is_write0() && (o.transport != "rc" || o.connection != "RC" || o.all_sizes)) {
+    throw Error(
+        "write0_lat is a zero-byte WRITE on a bare RC QP: it needs --transport rc, -c RC and no "
+        "-a (RoGUE and Bifröst take no empty verbs)");
   }
   if (o.depth == 0 || o.depth > 4096) throw Error("--depth {} is invalid: use 1..4096", o.depth);
   if (o.transport != "rc" && !o.uses_bifrost() && !o.uses_rogue() && !o.uses_virtuoso()) {
@@ -159,6 +164,7 @@ void validate(const Options& o) {
 namespace {
 
 std::vector<uint32_t> sizes_of(const Options& o) {
+  if (o.is_write0()) return {0};  // -s sizes the buffer only
   if (!o.all_sizes) return {o.size};
   std::vector<uint32_t> sizes;
   for (uint32_t s = o.min_size(); s <= o.max_size(); s *= 2) sizes.push_back(s);
@@ -224,8 +230,9 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   Options o;
   CLI::App app{"bifrost-perf: perftest-style RDMA benchmarks over the bifrost soft RNIC"};
-  app.add_option("test", o.test,
-                 "write_bw | send_bw | read_bw | write_lat | send_lat | read_lat | rpc_bw")
+  app.add_option(
+         "test", o.test,
+         "write_bw | send_bw | read_bw | write_lat | send_lat | read_lat | write0_lat | rpc_bw")
       ->required();
   app.add_option("server", o.server, "server address (client only); omit to be the server");
   app.add_option("-s,--size", o.size, "message size in bytes")->capture_default_str();

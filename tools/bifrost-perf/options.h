@@ -12,7 +12,8 @@ namespace bifrost::perf {
 enum class Op { write, send, read };
 
 struct Options {
-  std::string test;    // write_bw, send_bw, read_bw, write_lat, send_lat, read_lat, rpc_bw
+  std::string test;    // write_bw, send_bw, read_bw, write_lat, send_lat, read_lat, write0_lat,
+                       // rpc_bw
   std::string server;  // empty: this is the server
   uint32_t size = 65536;
   bool all_sizes = false;
@@ -72,6 +73,9 @@ struct Options {
 
   bool is_client() const { return !server.empty(); }
   bool is_latency() const { return test.ends_with("_lat"); }
+  // write0_lat: one zero-byte signalled RC WRITE at a time, its whole round trip (post to
+  // completion): RoGUE's RTT oracle (Table 1). The server stays passive, as for read_lat.
+  bool is_write0() const { return test == "write0_lat"; }
   // Request/response through transport::RpcChannel (over a Bifröst transport only).
   bool is_rpc() const { return test.starts_with("rpc"); }
   uint32_t response_bytes(uint32_t request_bytes) const {

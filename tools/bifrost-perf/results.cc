@@ -19,6 +19,8 @@ nlohmann::json to_json(const SizeResult& r) {
           {"t_typical_us", r.t_typical},
           {"t_avg_us", r.t_avg},
           {"t_stdev_us", r.t_stdev},
+          {"t_p10_us", r.t_p10},
+          {"t_p90_us", r.t_p90},
           {"t_p99_us", r.t_p99},
           {"t_p999_us", r.t_p999},
           {"eq1_rtt_samples", r.eq1_samples},
@@ -47,6 +49,8 @@ SizeResult size_result_from_json(const nlohmann::json& j) {
   r.t_typical = j.at("t_typical_us").get<double>();
   r.t_avg = j.at("t_avg_us").get<double>();
   r.t_stdev = j.at("t_stdev_us").get<double>();
+  r.t_p10 = j.at("t_p10_us").get<double>();
+  r.t_p90 = j.at("t_p90_us").get<double>();
   r.t_p99 = j.at("t_p99_us").get<double>();
   r.t_p999 = j.at("t_p999_us").get<double>();
   r.eq1_samples = real::integer_field<uint64_t>(j, "eq1_rtt_samples");

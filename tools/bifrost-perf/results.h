@@ -18,6 +18,7 @@ struct SizeResult {
   double msg_rate_mpps = 0;
   // Latency tests: one-way time (half the round trip) in microseconds.
   double t_min = 0, t_max = 0, t_typical = 0, t_avg = 0, t_stdev = 0, t_p99 = 0, t_p999 = 0;
+  double t_p10 = 0, t_p90 = 0;  // JSON only (RoGUE's Table 1 reports p10/p50/p90)
   // rpc_bw: the transport's own RTT samples (eq. 1), the newest one looked at on each response
   // whenever the connection took a new sample since the last look, in microseconds.
   uint64_t eq1_samples = 0;

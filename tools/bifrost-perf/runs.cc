@@ -264,7 +264,8 @@ class Responder final : public VerbsRunner {
 
 // Client of write_lat / send_lat: one message at a time on QP 0, timed until the echo lands,
 // half the round trip reported (perftest's convention). read_lat: one READ at a time, its whole
-// round trip reported (as ib_read_lat does: a READ has no echo to halve).
+// round trip reported (as ib_read_lat does: a READ has no echo to halve). write0_lat: one
+// zero-byte signalled WRITE at a time, its whole round trip (RoGUE's RTT oracle).
 class LatClient final : public VerbsRunner {
  public:
   LatClient(Session& s, uint32_t size, bool receives_posted) : VerbsRunner(s, size) {
@@ -281,6 +282,8 @@ class LatClient final : public VerbsRunner {
 
  private:
   bool reads() const { return o_.op() == Op::read; }
+  // The whole round trip of a one-sided verb, not half of an echo's.
+  bool one_sided() const { return reads() || o_.is_write0(); }
   void post_more() override {
     for (const uint64_t slot : reposts_) post_recv(0, slot);
     reposts_.clear();
@@ -290,6 +293,7 @@ class LatClient final : public VerbsRunner {
     wr.wr_id = wr_id(0, k);
     wr.sge = rnic::Sge{s_.slot_va(0, k), size_, s_.lkey()};
     wr.opcode = reads()                ? WrOpcode::rdma_read
+                : o_.is_write0()       ? WrOpcode::rdma_write
                 : o_.op() == Op::write ? WrOpcode::rdma_write_with_imm
                                        : (o_.verify ? WrOpcode::send_with_imm : WrOpcode::send);
     wr.remote_addr = s_.peer_slot_va(0, k);
@@ -310,13 +314,16 @@ class LatClient final : public VerbsRunner {
   }
   void on_completion(const WorkCompletion& wc) override {
     const bool echo = wc.opcode == WcOpcode::recv || wc.opcode == WcOpcode::recv_rdma_with_imm;
-    if (reads() ? wc.opcode != WcOpcode::rdma_read : !echo) return;
+    const bool mine = reads()          ? wc.opcode == WcOpcode::rdma_read
+                      : o_.is_write0() ? wc.opcode == WcOpcode::rdma_write
+                                       : echo;
+    if (!mine) return;
     const Time rtt = s_.loop().now() - sent_at_;
-    samples_.push_back(reads() ? rtt.microseconds() : rtt.microseconds() / 2);
+    samples_.push_back(one_sided() ? rtt.microseconds() : rtt.microseconds() / 2);
     const uint64_t k = next_ - 1;
     if (reads()) {
       if (o_.verify) check(message_seed(0, k % s_.slots()), s_.slot_bytes(0, k, size_), "READ", k);
-    } else {
+    } else if (!o_.is_write0()) {  // a WRITE(0) has no bytes to check and no echo
       const uint64_t slot = index_of(wc.wr_id);
       if (o_.verify) {
         const auto bytes = wc.opcode == WcOpcode::recv_rdma_with_imm

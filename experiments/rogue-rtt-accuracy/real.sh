@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Table 1 in the real runtime (bifrost-perf over the namespace testbed): the "line" is a tbf of
+# LINE_MBIT on each side's veth, and RoGUE is told that line rate (--line_rate), so its pacing
+# keeps the tbf's queue empty: one QP, uncongested, 64 KB verbs at line rate. MTU 2048 (the
+# paper's ConnectX-3 Pro, as in the simulator rows).
+#   oracle    bifrost-perf write0_lat (plain RC): zero-byte signalled WRITEs one at a time, post to
+#             completion on the event loop's clock
+#   read2     bifrost-perf read_lat -s 2 (plain RC): a 2-byte READ's round trip, the stand-in
+#             oracle the within-bound column uses, because write0_lat's completions come ~20 ms
+#             late in the real runtime (README, "Real runtime")
+#   rc_read   read_bw --transport rogue-rc: the READ window's samples (--rogue_trace)
+#   uc_write  write_bw --transport rogue-uc: the WRITE window's samples
+# Samples held off after a rate change are left out (RoGUE computes them but Vegas never sees
+# them); the held-off count is in the table. Appends its rows (config "real_<LINE_MBIT>mbit")
+# to results.csv; run.sh calls it when run as root.
+set -euo pipefail
+source "$(dirname "$0")/../common.sh"
+[ "$(id -u)" -eq 0 ] || { echo "real rows need root (network namespaces): skipped" >&2; exit 77; }
+line="${LINE_MBIT:-1000}"
+duration="${SECONDS_PER_RUN:-4}"
+cd "$root"
+CMAKE_BUILD_PARALLEL_LEVEL=1 build_tools bifrost-perf
+perf="$build/tools/bifrost-perf"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+gbps=$(/usr/bin/python3 -c "print($line / 1000)")
+
+pair() {  # name flags...: server and client of one bifrost-perf run on the testbed
+  local name=$1
+  shift
+  scripts/testbed.sh --rate "${line}mbit" \
+    --b "$perf $* -m 2048 --timeout 20 -B \$BF_B_IP > $tmp/$name.server.txt 2>&1" \
+    --a "$perf $* -m 2048 --timeout 20 \$BF_B_IP --out_json $tmp/$name.json \
+         > $tmp/$name.client.txt 2>&1" >/dev/null || { cat "$tmp/$name".*.txt >&2; exit 1; }
+}
+pair oracle write0_lat -n 2000
+pair read2 read_lat -s 2 -n 2000
+pair rc_read read_bw --transport rogue-rc -s 65536 --line_rate "$gbps" -D "$duration" \
+  --rogue_trace "$tmp/rc_read.trace.csv"
+pair uc_write write_bw --transport rogue-uc -s 65536 --line_rate "$gbps" -D "$duration" \
+  --rogue_trace "$tmp/uc_write.trace.csv"
+
+/usr/bin/python3 - "$tmp" "$line" "$here/results.csv" <<'PY'
+import csv, json, math, sys
+tmp, line, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+def nearest_rank(xs, q):  # as bifrost-perf's latency columns
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, math.ceil(q * len(xs)) - 1))] if xs else 0.0
+bound = 1 + 2048 * 8 / (line * 1e6) * 1e6  # 1 us + one MTU at the line rate, in us
+rows = []
+for name, test in (("rc_write0_oracle", "oracle"), ("rc_read2_oracle", "read2")):
+    r = json.load(open(f"{tmp}/{test}.json"))["results"][0]
+    rows.append((name, [r["t_p10_us"], r["t_typical_us"], r["t_p90_us"]], r["iterations"], 0,
+                 0.0, None))
+for name, window in (("rc_read", "read"), ("uc_write", "write")):
+    samples = [r for r in csv.DictReader(open(f"{tmp}/{name}.trace.csv"))
+               if r["event"] == "sample" and r["window"] == window]
+    taken = [float(r["rtt_us"]) for r in samples if r["held_off"] == "0"]
+    held = len(samples) - len(taken)
+    good = json.load(open(f"{tmp}/{name}.json"))["results"][0]["bw_avg_Gbps"]
+    rows.append((name, [nearest_rank(taken, q) for q in (0.1, 0.5, 0.9)], len(taken), held, good,
+                 taken))
+mid = rows[1][1][1]  # the 2-byte READ's median
+with open(out, "a") as f:
+    for name, (p10, p50, p90), n, held, good, taken in rows:
+        within = 1.0 if taken is None else sum(abs(t - mid) <= bound for t in taken) / max(len(taken), 1)
+        f.write(f"real_{line:g}mbit,{name},{p10:.4f},{p50:.4f},{p90:.4f},{n},{held},{good:.4f},"
+                f"{within:.4f},{bound:.4f}\n")
+        print(f"real {name:18} p10/p50/p90 {p10:8.2f} {p50:8.2f} {p90:8.2f} us, {n} samples, "
+              f"{held} held off, {good:.3f} Gb/s, {within:.1%} within {bound:.2f} us of the oracle")
+PY
