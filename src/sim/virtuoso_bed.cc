@@ -20,7 +20,10 @@ VirtuosoBed::VirtuosoBed(const VirtuosoBedConfig& config) {
   }
   NetworkConfig nc;
   nc.switches.buffer = config.switch_buffer;
+  nc.mtu = Bytes(4096);  // Virtuoso's path QPs' MTU: PFC headroom is sized for its frames
   nc.switches.pfc.enabled = config.pfc;
+  // The endpoints' data goes at traffic class 0, priority 0: the one PFC must protect.
+  nc.lossless_priorities = 1u << 0;
   nc.seed = config.seed;
   nc.addressing = {config.paths, config.routing};
   network_ = std::make_unique<Network>(kernel_, std::move(graph), nc);

@@ -16,7 +16,7 @@ namespace bifrost::virtuoso_bench {
 void run_cost(const CostOptions& o, std::FILE* out) {
   fmt::print(out,
              "paths,message_bytes,messages,calls_per_mb,wrs_per_mb,cqes_per_mb,wakeups_per_mb,"
-             "receiver_cqes,goodput_gbps\n");
+             "receiver_cqes,goodput_gbps,nic_retransmitted,nic_timeouts,drops\n");
   for (const uint32_t k : o.paths) {
     for (const uint64_t size : o.sizes) {
       sim::VirtuosoBedConfig bc;
@@ -41,10 +41,14 @@ void run_cost(const CostOptions& o, std::FILE* out) {
       }
       const double seconds = (bed.kernel().now() - start).seconds();
       const auto& s = pair.side[0]->stats();
-      fmt::print(out, "{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{},{:.4f}\n", k, size, count,
+      const rnic::DataPathCounters nic = bed.device(0).data_path_counters();
+      uint64_t drops = 0;
+      for (const auto& sw : bed.network().switches()) drops += sw->counters().drops.total_packets();
+      fmt::print(out, "{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{},{:.4f},{},{},{}\n", k, size, count,
                  s.per_mb(s.library_calls), s.per_mb(s.wrs_posted), s.per_mb(s.cqes),
                  s.per_mb(s.wakeups), pair.side[1]->stats().cqes,
-                 static_cast<double>(s.bytes) * 8 / seconds / 1e9);
+                 static_cast<double>(s.bytes) * 8 / seconds / 1e9, nic.tx_retransmitted,
+                 nic.timeouts, drops);
       std::fflush(out);
     }
   }

@@ -26,7 +26,7 @@ struct VirtuosoBedConfig {
   Rate host_rate = Rate::Gbps(10);
   double path_loss = 0;  // random loss on every path link, both directions
   Bytes switch_buffer = Bytes(32'000'000);
-  bool pfc = false;  // PFC (dynamic threshold) on every switch port
+  bool pfc = false;  // PFC (dynamic threshold) on every switch port, for the data's priority 0
   // source: alias i pinned to path link i - 1; ecmp: the switches hash (Virtuoso then picks
   // source ports with sim::ecmp_path_oracle).
   scenario::RoutingMode routing = scenario::RoutingMode::source;
