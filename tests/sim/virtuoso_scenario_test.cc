@@ -115,5 +115,20 @@ TEST(VirtuosoScenario, KPathsCarryAFlowInAboutOneKthOfTheTime) {
   EXPECT_GT(probed.simulated, four.simulated);
 }
 
+// Under ECMP the flows' Virtuoso connections choose source ports with the switches' known hash
+// (sim::ecmp_path_oracle), so four paths still land on four path links: the flow takes a quarter
+// of one path's time, as with source routing (random ports would share links most of the time:
+// four ports on four links are all distinct with probability 4!/4^4, under 10%).
+TEST(VirtuosoScenario, EcmpPathsLandOnDistinctLinks) {
+  std::string text = testbed(4, "paths = 4\nprobe = false\n");
+  const std::string source = "mode = \"source\"";
+  text.replace(text.find(source), source.size(), "mode = \"ecmp\"");
+  const RunSummary ecmp = run(text);
+  const RunSummary one = run(testbed(1, "paths = 1\nprobe = false\n"));
+  ASSERT_EQ(ecmp.finished, 1u);
+  EXPECT_NEAR(ecmp.simulated.seconds() / one.simulated.seconds(), 0.25, 0.025);
+  EXPECT_LT(ecmp.metrics.flows.records().at(0).slowdown(), 1.05);
+}
+
 }  // namespace
 }  // namespace bifrost::sim
