@@ -226,6 +226,7 @@ transport::virtuoso::VirtuosoConfig virtuoso_config(const scenario::Scenario& sc
   c.small_send = v.small_send.count();
   c.probe = v.probe;
   c.probe_bytes = v.probe_size.count();
+  c.pace_paths = v.pace_paths;
   c.max_send_wr = v.max_send_wr;
   c.mtu = static_cast<uint32_t>(sc.simulation.mtu.count());
   c.rc_timeout = v.rc_timeout;

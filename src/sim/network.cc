@@ -178,21 +178,35 @@ void Network::install_routes() {
 }
 
 std::vector<const Network::LinkInfo*> Network::shortest_path(uint32_t src, uint32_t dst) const {
+  return shortest_paths(src, dst, 1).front();
+}
+
+std::vector<std::vector<const Network::LinkInfo*>> Network::shortest_paths(uint32_t src,
+                                                                           uint32_t dst,
+                                                                           uint32_t count) const {
   const auto dist = distances_from(dst);
   if (dist[src] == kUnreached) {
     throw Error("topology: no path from {} to {}", graph_.nodes[src].name, graph_.nodes[dst].name);
   }
+  std::vector<std::vector<const LinkInfo*>> out;
   std::vector<const LinkInfo*> path;
-  for (uint32_t n = src; n != dst;) {
-    for (const auto& att : adjacency_[n]) {
-      if (dist[att.peer] + 1 == dist[n] && (!graph_.is_host(att.peer) || att.peer == dst)) {
-        append_hop(path, att.link, n);
-        n = att.peer;
-        break;
-      }
+  // Depth first in port order; a path ends at dst, which is never a transit node.
+  const auto walk = [&](const auto& self, uint32_t n) -> void {
+    if (n == dst) {
+      out.push_back(path);
+      return;
     }
-  }
-  return path;
+    for (const auto& att : adjacency_[n]) {
+      if (out.size() == count) return;
+      if (dist[att.peer] + 1 != dist[n] || (graph_.is_host(att.peer) && att.peer != dst)) continue;
+      const size_t depth = path.size();
+      append_hop(path, att.link, n);
+      self(self, att.peer);
+      path.resize(depth);
+    }
+  };
+  if (count > 0) walk(walk, src);
+  return out;
 }
 
 }  // namespace bifrost::sim

@@ -217,36 +217,76 @@ void apply_link_loss(const scenario::Scenario& sc, Network& network) {
 
 Time ideal_fct(Bytes size, uint32_t mtu, const std::vector<const Network::LinkInfo*>& path,
                Time switch_latency, bool immediate_last) {
+  return ideal_fct(size, mtu, std::vector<std::vector<const Network::LinkInfo*>>{path},
+                   switch_latency, immediate_last);
+}
+
+Time ideal_fct(Bytes size, uint32_t mtu,
+               const std::vector<std::vector<const Network::LinkInfo*>>& paths, Time switch_latency,
+               bool immediate_last) {
+  if (paths.empty()) throw Error("ideal FCT: no path");
   const uint64_t packets = std::max<uint64_t>(1, (size.count() + mtu - 1) / mtu);
-  std::vector<Time> leaves(path.size(), Time::zero());  // when the previous frame left link i
+  // When the previous frame left each link; links the paths share (the hosts') are one slot.
+  std::vector<const Network::LinkInfo*> links;
+  std::vector<std::vector<size_t>> slots(paths.size());
+  for (size_t p = 0; p < paths.size(); ++p) {
+    for (const Network::LinkInfo* link : paths[p]) {
+      const auto it = std::find(links.begin(), links.end(), link);
+      slots[p].push_back(static_cast<size_t>(it - links.begin()));
+      if (it == links.end()) links.push_back(link);
+    }
+  }
+  std::vector<Time> leaves(links.size(), Time::zero());
+  // Frame `bytes` sent along path `p` now: when it has crossed the last link.
+  const auto arrival = [&](size_t p, uint32_t bytes, bool commit) {
+    Time ready = Time::zero();  // when the frame may start on the next link
+    for (const size_t slot : slots[p]) {
+      const net::Channel& ch = links[slot]->link->a_to_b();
+      const Time leaves_link = std::max(ready, leaves[slot]) + ch.wire_time(bytes);
+      if (commit) leaves[slot] = leaves_link;
+      ready = leaves_link + ch.propagation() + switch_latency;
+    }
+    return ready - switch_latency;
+  };
+  Time done = Time::zero();
   for (uint64_t k = 0; k < packets; ++k) {
     const auto payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, size.count() - k * mtu));
     const uint32_t bytes = frame_bytes_of(k, packets, payload, immediate_last);
-    Time ready = Time::zero();  // when frame k may start on link i
-    for (std::size_t i = 0; i < path.size(); ++i) {
-      const net::Channel& ch = path[i]->link->a_to_b();
-      const Time start = std::max(ready, leaves[i]);
-      leaves[i] = start + ch.wire_time(bytes);
-      ready = leaves[i] + ch.propagation() + switch_latency;
+    // The ideal sender puts each frame on the path where it arrives first.
+    size_t best = 0;
+    Time best_arrival = Time::max();
+    for (size_t p = 0; p < paths.size() && paths.size() > 1; ++p) {
+      const Time t = arrival(p, bytes, false);
+      if (t < best_arrival) {
+        best_arrival = t;
+        best = p;
+      }
     }
+    done = std::max(done, arrival(best, bytes, true));
   }
-  return leaves.back() + path.back()->link->a_to_b().propagation();
+  return done;
 }
 
 namespace {
 
 // Ideal FCTs by (source, destination, size): a closed loop repeats the same few many times.
+// `paths`: how many paths one flow may use at once (Virtuoso's K; 1 for every other carrier).
 class IdealFcts {
  public:
-  IdealFcts(Network& network, uint32_t mtu, Time switch_latency, bool immediate_last)
-      : network_(network), mtu_(mtu), latency_(switch_latency), immediate_(immediate_last) {}
+  IdealFcts(Network& network, uint32_t mtu, Time switch_latency, bool immediate_last,
+            uint32_t paths)
+      : network_(network),
+        mtu_(mtu),
+        latency_(switch_latency),
+        immediate_(immediate_last),
+        paths_(paths) {}
 
   Time operator()(const workload::Flow& f) {
     const auto key = std::make_tuple(f.src, f.dst, f.size.count());
     const auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    const Time t =
-        ideal_fct(f.size, mtu_, network_.shortest_path(f.src, f.dst), latency_, immediate_);
+    const Time t = ideal_fct(f.size, mtu_, network_.shortest_paths(f.src, f.dst, paths_), latency_,
+                             immediate_);
     cache_.emplace(key, t);
     return t;
   }
@@ -256,6 +296,7 @@ class IdealFcts {
   uint32_t mtu_;
   Time latency_;
   bool immediate_;
+  uint32_t paths_;
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, Time> cache_;
 };
 
@@ -351,7 +392,10 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   }
   if (flow_sampler) flow_sampler->sample(kernel.now());  // the part after the last edge
 
-  IdealFcts ideal(network, mtu, nc.switch_latency, carrier->immediate_last());
+  // A Virtuoso flow is split over its K paths: its ideal is K paths' (docs/scenarios.md).
+  const uint32_t flow_paths =
+      sc.transport.kind == scenario::TransportKind::virtuoso ? sc.transport.virtuoso.paths : 1;
+  IdealFcts ideal(network, mtu, nc.switch_latency, carrier->immediate_last(), flow_paths);
   for (const auto& f : flows) {
     metrics::FlowRecord record;
     record.id = f.id;

@@ -9,6 +9,7 @@
 
 #include "bifrost/core/error.h"
 #include "bifrost/rnic/segmenter.h"
+#include "bifrost/sim/ecmp_path_oracle.h"
 
 namespace bifrost::sim {
 
@@ -57,6 +58,11 @@ TransportFlows::TransportFlows(EventKernel& kernel, Network& network,
   if (config_.virtuoso) {
     config_.virtuoso->validate();
     slot_bytes_ = std::min(config_.virtuoso->max_message, kVirtuosoMessage);
+    // Under ECMP Virtuoso picks source ports onto distinct paths with the switches' known hash.
+    if (network.addressing().routing == scenario::RoutingMode::ecmp &&
+        config_.virtuoso->paths > 1) {
+      path_oracle_ = ecmp_path_oracle(network, config_.virtuoso->paths);
+    }
   }
   if (config_.plain_rc) {
     config_.plain_rc->validate();
@@ -307,6 +313,7 @@ void TransportFlows::connect_virtuoso(Channel& c) {
     c.party[side] = &party(c.host[side], c.priority);
     c.virtuoso[side] = std::make_unique<transport::virtuoso::MpConnection>(
         *c.party[side]->endpoint, *config_.virtuoso, &path_estimates_);
+    if (path_oracle_) c.virtuoso[side]->set_path_oracle(path_oracle_);
     Channel* raw = &c;
     c.virtuoso[side]->set_completion_handler(
         [this, raw, side](const transport::virtuoso::MpCompletion& done) {

@@ -12,6 +12,7 @@
 #include "bifrost/sim/event_kernel.h"
 #include "bifrost/sim/network.h"
 #include "bifrost/sim/scenario/scenario.h"
+#include "bifrost/sim/simulation.h"
 
 namespace bifrost::sim {
 namespace {
@@ -179,6 +180,57 @@ TEST(MultipathRouting, PathRatesGiveEachLinkItsRate) {
   EXPECT_EQ(rates, topo.path_rates);
   topo.path_rates.pop_back();
   EXPECT_THROW(topology::describe(topo), Error);
+}
+
+// The ideal FCT of a flow that may use K paths (Virtuoso's slowdown denominator): about
+// size / min(host rate, sum of the K paths' rates), never less, and one path's exactly.
+struct IdealBed {
+  EventKernel kernel;
+  std::unique_ptr<Network> network;
+  explicit IdealBed(scenario::MultipathTopology topo) {
+    NetworkConfig nc;
+    nc.addressing = {topo.paths, scenario::RoutingMode::source};
+    network = std::make_unique<Network>(kernel, topology::describe(topo), nc);
+  }
+  double seconds(Bytes size, uint32_t paths) const {
+    return ideal_fct(size, 4096, network->shortest_paths(0, 1, paths), Time::zero()).seconds();
+  }
+};
+
+TEST(MultipathIdealFct, KPathsTakeOneKthUntilTheHostLinkCaps) {
+  auto topo = testbed();
+  topo.paths = 12;
+  const IdealBed bed(topo);
+  const Bytes size(40'000'000);
+  const auto paths = bed.network->shortest_paths(0, 1, 20);
+  ASSERT_EQ(paths.size(), 12u);  // no more than there are
+  EXPECT_EQ(paths[0], bed.network->shortest_path(0, 1));
+  EXPECT_EQ(paths[3][1]->link_class, "path");
+  EXPECT_NE(paths[3][1], paths[2][1]);
+  EXPECT_EQ(paths[3][0], paths[2][0]);  // the host links are shared
+  const double one = bed.seconds(size, 1);
+  // One path: the single-path function, exactly.
+  EXPECT_EQ(ideal_fct(size, 4096, paths[0], Time::zero()).seconds(), one);
+  // 40 MB of frames at 1 Gb/s: a little over 0.32 s.
+  EXPECT_NEAR(one, 0.32 * 1.015, 0.32 * 0.015);
+  for (uint32_t k : {2u, 4u, 8u, 10u}) {
+    EXPECT_NEAR(bed.seconds(size, k) * k / one, 1.0, 0.01) << k << " paths";
+  }
+  // Twelve 1 Gb/s paths behind a 10 Gb/s host link: the host link caps it at 1/10.
+  EXPECT_NEAR(bed.seconds(size, 12) * 10 / one, 1.0, 0.01);
+}
+
+TEST(MultipathIdealFct, UnequalPathsAddTheirRates) {
+  auto topo = testbed();
+  topo.path_rates = {Rate::Gbps(1), Rate::Gbps(1), Rate::Gbps(2), Rate::Gbps(4)};
+  const IdealBed bed(topo);
+  const Bytes size(40'000'000);
+  // 8 Gb/s in all: an eighth of one 1 Gb/s path's time.
+  EXPECT_NEAR(bed.seconds(size, 4) * 8 / bed.seconds(size, 1), 1.0, 0.01);
+  EXPECT_NEAR(bed.seconds(size, 2) * 2 / bed.seconds(size, 1), 1.0, 0.01);
+  EXPECT_THROW(
+      ideal_fct(size, 4096, std::vector<std::vector<const Network::LinkInfo*>>{}, Time::zero()),
+      Error);
 }
 
 scenario::Scenario parse(const std::string& text) {

@@ -71,6 +71,8 @@ TEST(VirtuosoScenario, KeysAreParsed) {
   EXPECT_EQ(v.max_send_wr, 8u);
   EXPECT_EQ(v.rc_timeout, 10);
   EXPECT_EQ(v.rc_retry_cnt, 3);
+  EXPECT_FALSE(v.pace_paths);
+  EXPECT_TRUE(parse(testbed(4, "paths = 4\npace_paths = true\n")).transport.virtuoso.pace_paths);
 }
 
 TEST(VirtuosoScenario, BadValuesNameTheirKey) {
@@ -84,6 +86,8 @@ TEST(VirtuosoScenario, BadValuesNameTheirKey) {
   EXPECT_NE(error("paths = 4\nblock = \"128KB\"\n").find("transport.block"), std::string::npos);
   EXPECT_NE(error("paths = 4\n", 2).find("transport.paths"), std::string::npos);
   EXPECT_NE(error("paths = 4\n", 2).find("host_aliases = 2"), std::string::npos);
+  EXPECT_NE(error("paths = 4\nprobe = false\npace_paths = true\n").find("transport.pace_paths"),
+            std::string::npos);
 }
 
 TEST(VirtuosoScenario, KPathsCarryAFlowInAboutOneKthOfTheTime) {
@@ -98,10 +102,32 @@ TEST(VirtuosoScenario, KPathsCarryAFlowInAboutOneKthOfTheTime) {
   const double ratio = four.simulated.seconds() / one.simulated.seconds();
   EXPECT_NEAR(ratio, 0.25, 0.025) << one.simulated.seconds() << " s vs " << four.simulated.seconds()
                                   << " s";
+  // The ideal FCT knows the flow may use all K paths, so the slowdown stays near 1 (one path's
+  // ideal would make it about 1/4).
+  for (const RunSummary* r : {&one, &four}) {
+    const double slowdown = r->metrics.flows.records().at(0).slowdown();
+    EXPECT_GE(slowdown, 1.0);
+    EXPECT_LT(slowdown, 1.05);
+  }
   // Probing first costs about one probe per path and is then part of the flow's time.
   const RunSummary probed = run(testbed(4, "paths = 4\n"));
   ASSERT_EQ(probed.finished, 1u);
   EXPECT_GT(probed.simulated, four.simulated);
+}
+
+// Under ECMP the flows' Virtuoso connections choose source ports with the switches' known hash
+// (sim::ecmp_path_oracle), so four paths still land on four path links: the flow takes a quarter
+// of one path's time, as with source routing (random ports would share links most of the time:
+// four ports on four links are all distinct with probability 4!/4^4, under 10%).
+TEST(VirtuosoScenario, EcmpPathsLandOnDistinctLinks) {
+  std::string text = testbed(4, "paths = 4\nprobe = false\n");
+  const std::string source = "mode = \"source\"";
+  text.replace(text.find(source), source.size(), "mode = \"ecmp\"");
+  const RunSummary ecmp = run(text);
+  const RunSummary one = run(testbed(1, "paths = 1\nprobe = false\n"));
+  ASSERT_EQ(ecmp.finished, 1u);
+  EXPECT_NEAR(ecmp.simulated.seconds() / one.simulated.seconds(), 0.25, 0.025);
+  EXPECT_LT(ecmp.metrics.flows.records().at(0).slowdown(), 1.05);
 }
 
 }  // namespace

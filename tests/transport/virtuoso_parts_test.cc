@@ -105,6 +105,27 @@ TEST(VirtuosoChunkSearch, DoublesThenBacksOffThenStepsLinearlyThenSettles) {
   EXPECT_EQ(s.chunk(), 144u * 1024);  // settled: it stays
 }
 
+TEST(VirtuosoChunkSearch, SettledBacksOffOneStepPerFailureWhenAsked) {
+  ChunkSearchConfig c = search_config();
+  c.back_off_when_settled = true;
+  ChunkSearch s(c, 1, 4096, 1 << 20);
+  s.on_success(64 * 1024);
+  s.on_success(64 * 1024);
+  s.on_retry_exceeded(128 * 1024);  // back to 64 KiB, linear
+  s.on_retry_exceeded(64 * 1024);   // settled at the previous size, 64 KiB
+  ASSERT_EQ(s.phase(), ChunkSearch::Phase::settled);
+  EXPECT_EQ(s.chunk(), 64u * 1024);
+  s.on_retry_exceeded(64 * 1024);
+  EXPECT_EQ(s.chunk(), 48u * 1024);
+  s.on_retry_exceeded(64 * 1024);  // an older, larger WR: no news
+  EXPECT_EQ(s.chunk(), 48u * 1024);
+  for (int i = 0; i < 10; ++i) s.on_retry_exceeded(s.chunk());
+  EXPECT_EQ(s.chunk(), 4096u);  // never below the block
+  EXPECT_EQ(s.backoffs(), 4u);  // 48 -> 32 -> 16 -> 4 KiB
+  EXPECT_EQ(s.settled_chunk(), 64u * 1024);
+  EXPECT_EQ(s.phase(), ChunkSearch::Phase::settled);
+}
+
 TEST(VirtuosoChunkSearch, AFailingFirstSizeHalvesDownToTheBlock) {
   ChunkSearch s(search_config(), 1, 4096, 1 << 20);
   for (int i = 0; i < 10; ++i) s.on_retry_exceeded(s.chunk());

@@ -108,6 +108,11 @@ class Network {
   // of the built-in topologies have the same hop count and link classes); a link with SWING
   // relays counts as its access link, the long link and the far access link.
   std::vector<const LinkInfo*> shortest_path(uint32_t src, uint32_t dst) const;
+  // Up to `count` distinct shortest paths from `src` to `dst`, the first in port order at every
+  // switch (on `multipath`: path link 0, 1, ..., the links source routing gives aliases 1, 2,
+  // ...); fewer if there are fewer. Path 0 is shortest_path(src, dst).
+  std::vector<std::vector<const LinkInfo*>> shortest_paths(uint32_t src, uint32_t dst,
+                                                           uint32_t count) const;
 
  private:
   struct Attachment {

@@ -61,6 +61,14 @@ struct RunSummary {
 // the flow is a WRITE_WITH_IMM (RNIC model), whose last frame is 4 bytes longer.
 Time ideal_fct(Bytes size, uint32_t mtu, const std::vector<const Network::LinkInfo*>& path,
                Time switch_latency, bool immediate_last = false);
+// The same for a flow that may use several paths at once (Virtuoso's K paths): each frame, in
+// order, goes along the path where it arrives first, and links the paths share (the hosts')
+// carry one frame at a time, so the result is about size / min(host rate, sum of the paths'
+// bottleneck rates) plus one path's latency. One path gives exactly the function above.
+// Throws Error for no path.
+Time ideal_fct(Bytes size, uint32_t mtu,
+               const std::vector<std::vector<const Network::LinkInfo*>>& paths, Time switch_latency,
+               bool immediate_last = false);
 
 RunSummary run_scenario(const scenario::Scenario& scenario, const RunOptions& options);
 

@@ -199,6 +199,7 @@ class TransportFlows {
   uint32_t slot_count_ = 0;
   std::vector<Host> hosts_;
   transport::virtuoso::PathEstimateCache path_estimates_;
+  transport::virtuoso::PathOracle path_oracle_;  // Virtuoso under ECMP (ecmp_path_oracle.h)
   std::unordered_map<uint64_t, std::unique_ptr<Channel>> channels_;
   std::vector<FlowState> flows_;
   std::vector<RnicFlowRecord> records_;

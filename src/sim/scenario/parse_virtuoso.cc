@@ -11,9 +11,10 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kKeys = {
-    "kind",         "paths",         "block",      "small_send",  "probe",      "probe_size",
-    "chunk_search", "chunk_initial", "chunk_step", "max_send_wr", "rc_timeout", "rc_retry_cnt"};
+constexpr std::array<std::string_view, 13> kKeys = {
+    "kind",       "paths",        "block",         "small_send", "probe",
+    "probe_size", "chunk_search", "chunk_initial", "chunk_step", "max_send_wr",
+    "rc_timeout", "rc_retry_cnt", "pace_paths"};
 constexpr uint64_t kMinProbe = 512 * 1024;  // the paper's "at least 512 KB"
 
 }  // namespace
@@ -38,6 +39,11 @@ VirtuosoSpec parse_virtuoso(const TableReader& r) {
                                        bytes_text(*size)));
     }
     v.probe_size = *size;
+  }
+  if (auto pace = r.boolean("pace_paths")) v.pace_paths = *pace;
+  // Pacing sets each path QP to its probed capacity: without probing there is none.
+  if (v.pace_paths && !v.probe) {
+    r.fail("pace_paths", "needs probe = true (each path QP is paced at its probed capacity)");
   }
   if (auto search = r.boolean("chunk_search")) v.chunk_search = *search;
   if (auto initial = r.positive_bytes("chunk_initial")) v.chunk_initial = *initial;

@@ -39,8 +39,13 @@ void ChunkSearch::on_retry_exceeded(uint64_t bytes) {
     case Phase::linear:
       set(previous_);
       phase_ = Phase::settled;
+      settled_chunk_ = chunk_;
       break;
     case Phase::settled:
+      if (config_.back_off_when_settled && chunk_ > block_) {
+        set(chunk_ > config_.linear_step ? chunk_ - config_.linear_step : block_);
+        ++backoffs_;
+      }
       break;
   }
 }

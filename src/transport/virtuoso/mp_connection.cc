@@ -99,6 +99,18 @@ MpOffer MpConnection::offer() const {
   return o;
 }
 
+void MpConnection::choose_ports() {
+  std::vector<world::Ipv4> local;
+  std::vector<world::Ipv4> remote;
+  for (size_t i = 0; i < state_.size(); ++i) {
+    local.push_back(endpoint_.device().gid(*state_[i].path.gid_index));
+    remote.push_back(peer_->connection.qp_addresses[i].ip);
+  }
+  const std::vector<uint16_t> ports =
+      choose_source_ports(oracle_, local, remote, endpoint_.fresh_source_port());
+  for (size_t i = 0; i < state_.size(); ++i) state_[i].path.source_port = ports[i];
+}
+
 void MpConnection::connect_path(size_t index) {
   endpoint_.connect_path(state_[index].path, peer_->connection, index, config_.mtu,
                          config_.rc_timeout, config_.rc_retry_cnt);
@@ -117,6 +129,7 @@ void MpConnection::connect(const MpOffer& peer) {
                 peer.connection.qps.size(), state_.size());
   }
   peer_ = std::make_unique<MpOffer>(peer);
+  if (oracle_) choose_ports();
   for (size_t i = 0; i < state_.size(); ++i) {
     connect_path(i);
     state_[i].ready = true;

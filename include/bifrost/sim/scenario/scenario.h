@@ -303,6 +303,7 @@ struct VirtuosoSpec {
   Bytes small_send{16 * 1024};
   bool probe = true;
   Bytes probe_size{512 * 1024};
+  bool pace_paths = false;  // VirtuosoConfig::pace_paths (ours): path QPs paced at their estimate
   bool chunk_search = false;
   Bytes chunk_initial{64 * 1024};
   Bytes chunk_step{64 * 1024};

@@ -57,6 +57,10 @@ class ChunkSearch final : public ChunkPolicy {
 
   Phase phase() const { return phase_; }
   uint64_t steps() const { return steps_; }  // size changes so far
+  // Steps down after settling (ChunkSearchConfig::back_off_when_settled).
+  uint64_t backoffs() const { return backoffs_; }
+  // The size the search settled on (0 before), whatever back-offs came after.
+  uint64_t settled_chunk() const { return settled_chunk_; }
 
  private:
   void set(uint64_t chunk);
@@ -70,6 +74,8 @@ class ChunkSearch final : public ChunkPolicy {
   uint64_t previous_ = 0;  // the last size that succeeded
   uint32_t successes_ = 0;
   uint64_t steps_ = 0;
+  uint64_t backoffs_ = 0;
+  uint64_t settled_chunk_ = 0;
 };
 
 }  // namespace bifrost::transport::virtuoso

@@ -34,6 +34,7 @@
 #include "bifrost/transport/virtuoso/chunk_policy.h"
 #include "bifrost/transport/virtuoso/load_balancer.h"
 #include "bifrost/transport/virtuoso/path_estimates.h"
+#include "bifrost/transport/virtuoso/path_oracle.h"
 #include "bifrost/transport/virtuoso/virtuoso_config.h"
 #include "bifrost/transport/virtuoso/virtuoso_stats.h"
 
@@ -105,6 +106,9 @@ class MpConnection final : public EndpointHandler, private PathResyncOwner {
   // MP_RECV: a buffer for the peer's next MP SEND, in order.
   void post_recv(uint64_t wr_id, const MessageBuffer& buffer);
   void set_completion_handler(MpCompletionHandler handler) { on_completion_ = std::move(handler); }
+  // ECMP with the known hash (path_oracle.h): set before connect, each path QP's UDP source
+  // port is chosen at connect so that the oracle puts path i's packets on path i.
+  void set_path_oracle(PathOracle oracle) { oracle_ = std::move(oracle); }
   void set_receive_handler(MpReceiveHandler handler);
 
   bool connected() const { return peer_ != nullptr; }
@@ -179,6 +183,8 @@ class MpConnection final : public EndpointHandler, private PathResyncOwner {
   };
 
   Path make_path(uint32_t index);
+  // oracle_: each path's source port, so that it hashes onto its own path.
+  void choose_ports();
   void connect_path(size_t index);
   // decomposer.cc
   uint64_t open_wr(const MpWr& wr, Stage stage);
@@ -235,6 +241,7 @@ class MpConnection final : public EndpointHandler, private PathResyncOwner {
   PathEstimateCache* cache_;
   std::unique_ptr<LoadBalancer> balancer_;
   std::unique_ptr<ChunkPolicy> chunks_;
+  PathOracle oracle_;
   std::vector<PathState> state_;
   mutable std::vector<Path> paths_view_;
   std::vector<double> capacity_;

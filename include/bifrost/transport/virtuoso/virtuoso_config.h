@@ -18,6 +18,11 @@ struct ChunkSearchConfig {
   uint64_t linear_step = 64 * 1024;
   // Successful WRs of the current size before the next step; 0: one per path (an iteration).
   uint32_t successes_per_step = 0;
+  // Ours, not the paper's (which stops at the threshold): once settled, a RETRY_EXC of a WR of
+  // the settled size steps the size down by linear_step (never below the block). A WR posted
+  // again after its QP's recovery meets the failed attempt's packets still queued at the
+  // bottleneck, so a size that succeeded from an empty queue can fail on every repost.
+  bool back_off_when_settled = false;
 };
 
 struct VirtuosoConfig {

@@ -1,28 +1,32 @@
-#include "virtuoso_bed.h"
+#include "bifrost/sim/virtuoso_bed.h"
 
 #include "bifrost/core/error.h"
 #include "bifrost/sim/topology/graph.h"
 
-namespace bifrost::transport::testing {
+namespace bifrost::sim {
 
 VirtuosoBed::VirtuosoBed(const VirtuosoBedConfig& config) {
-  sim::scenario::MultipathTopology t;
+  scenario::MultipathTopology t;
   t.paths = config.paths;
   t.host = {config.host_rate, Time::us(1)};
   t.path = {config.path_rate, config.path_delay};
   t.path_rates = config.path_rates;
-  sim::topology::Graph graph = sim::topology::describe(t);
+  topology::Graph graph = topology::describe(t);
   if (!config.path_delays.empty()) {
     uint32_t i = 0;
     for (auto& e : graph.edges) {
       if (e.link_class == "path") e.link.delay = config.path_delays.at(i++);
     }
   }
-  sim::NetworkConfig nc;
+  NetworkConfig nc;
   nc.switches.buffer = config.switch_buffer;
+  nc.mtu = Bytes(4096);  // Virtuoso's path QPs' MTU: PFC headroom is sized for its frames
+  nc.switches.pfc.enabled = config.pfc;
+  // The endpoints' data goes at traffic class 0, priority 0: the one PFC must protect.
+  nc.lossless_priorities = 1u << 0;
   nc.seed = config.seed;
-  nc.addressing = {config.paths, sim::scenario::RoutingMode::source};
-  network_ = std::make_unique<sim::Network>(kernel_, std::move(graph), nc);
+  nc.addressing = {config.paths, config.routing};
+  network_ = std::make_unique<Network>(kernel_, std::move(graph), nc);
   for (const auto& l : network_->links()) {
     if (l.link_class != "path" || config.path_loss == 0) continue;
     l.link->a_to_b().set_loss_rate(config.path_loss);
@@ -36,9 +40,9 @@ VirtuosoBed::VirtuosoBed(const VirtuosoBedConfig& config) {
     dc.gids = host.addresses();
     side.device = std::make_unique<rnic::Device>(kernel_, dc);
     side.device->attach(host);
-    EndpointConfig ec;
+    transport::EndpointConfig ec;
     ec.seed = config.seed * 7 + static_cast<uint64_t>(s);
-    side.endpoint = std::make_unique<Endpoint>(*side.device, ec);
+    side.endpoint = std::make_unique<transport::Endpoint>(*side.device, ec);
     side.memory = std::make_unique<rnic::TokenMemory>(kAppBase, kAppBytes);
     side.region = &side.device->reg_mr(
         side.endpoint->pd(), kAppBase, kAppBytes,
@@ -49,7 +53,7 @@ VirtuosoBed::VirtuosoBed(const VirtuosoBedConfig& config) {
 
 VirtuosoBed::~VirtuosoBed() = default;
 
-const sim::Network::LinkInfo& VirtuosoBed::path_link(uint32_t i) const {
+const Network::LinkInfo& VirtuosoBed::path_link(uint32_t i) const {
   uint32_t seen = 0;
   for (const auto& l : network_->links()) {
     if (l.link_class == "path" && seen++ == i) return l;
@@ -57,14 +61,15 @@ const sim::Network::LinkInfo& VirtuosoBed::path_link(uint32_t i) const {
   throw Error("no path link {}", i);
 }
 
-VirtuosoBed::Pair VirtuosoBed::connect(const virtuoso::VirtuosoConfig& config,
-                                       virtuoso::PathEstimateCache* cache) {
+VirtuosoBed::Pair VirtuosoBed::connect(const transport::virtuoso::VirtuosoConfig& config,
+                                       transport::virtuoso::PathEstimateCache* cache) {
   Pair p;
   for (int s = 0; s < 2; ++s) {
-    p.side[s] = std::make_unique<virtuoso::MpConnection>(*sides_[s].endpoint, config, cache);
+    p.side[s] =
+        std::make_unique<transport::virtuoso::MpConnection>(*sides_[s].endpoint, config, cache);
   }
-  const virtuoso::MpOffer a = p.side[0]->offer();
-  const virtuoso::MpOffer b = p.side[1]->offer();
+  const transport::virtuoso::MpOffer a = p.side[0]->offer();
+  const transport::virtuoso::MpOffer b = p.side[1]->offer();
   p.side[0]->connect(b);
   p.side[1]->connect(a);
   return p;
@@ -90,4 +95,4 @@ bool VirtuosoBed::holds(int side, uint64_t addr, uint64_t length, uint32_t seed)
   return run.is_pattern && run.length == length && run.seed == seed && run.pattern_offset == 0;
 }
 
-}  // namespace bifrost::transport::testing
+}  // namespace bifrost::sim
