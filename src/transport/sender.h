@@ -134,6 +134,7 @@ class Sender {
     uint64_t posted_at = 0;        // bytes the connection had posted before this WQE
     Time t1_posted;                // NIC clock at posting (RC mode's RTT start)
     Time t1;                       // the send completion's NIC timestamp
+    Time left_at;                  // the send completion, on the scheduler's clock
     bool completed = false;        // the NIC reported the send completion (t1 is known)
     bool hinted = false;           // carried the hint bit: its ACK is due one RTT after it left
     bool done = false;             // acknowledged or declared lost
@@ -227,6 +228,15 @@ class Sender {
 
   // Acknowledgements and loss.
   std::optional<uint64_t> resolve(const AckedWqe& entry);
+  // An ACK's cumulative part in the sender's numbers: SEND reliable numbers below send_floor,
+  // the WRITE messages before write_seq and that one's units below `units` have arrived.
+  struct Cumulative {
+    uint32_t send_floor = 0;
+    uint64_t write_seq = 0;
+    uint32_t units = 0;
+  };
+  Cumulative cumulative_of(const SoftAck& ack) const;
+  bool covered(const InFlight& wqe, const Cumulative& cumulative) const;
   void acknowledge(InFlight& wqe);
   void declare_lost(InFlight& wqe);
   void release_posted(const InFlight& wqe);
@@ -240,6 +250,9 @@ class Sender {
   Time rto() const;  // the estimator's RTO, doubled per consecutive timeout
   void arm_timer();
   void on_timer();
+  // Declares lost, at a timeout, the open WQEs presumed lost: those that left the NIC at least
+  // `age` before `now`. The others are counted in timeout_spared.
+  void declare_timed_out(Time now, Time age);
   // Arms the probe for the tail WQE `global` (the hinted one that just left the NIC).
   void arm_tail_probe(uint64_t global);
   void fail_over_rc(uint32_t failed_qp);

@@ -26,6 +26,31 @@ std::optional<uint64_t> Sender::resolve(const AckedWqe& entry) {
   return m.chunk_global[imm.unit_offset];
 }
 
+Sender::Cumulative Sender::cumulative_of(const SoftAck& ack) const {
+  const WriteImm imm = imm_.decode(ack.write_cumulative);
+  // The receiver's first unfinished message is at most the next one we number: extend its
+  // low bits downwards from there.
+  return Cumulative{
+      .send_floor = ack.send_cumulative,
+      .write_seq = next_write_seq_ - ((next_write_seq_ - imm.message_id) & imm_.message_id_mask()),
+      .units = imm.unit_offset};
+}
+
+bool Sender::covered(const InFlight& wqe, const Cumulative& cumulative) const {
+  if (wqe.kind == Kind::chunk || wqe.kind == Kind::piece) {
+    const OutMessage* m = messages_.find(wqe.key);
+    if (m != nullptr && m->has_write_seq &&
+        (m->write_seq < cumulative.write_seq ||
+         (m->write_seq == cumulative.write_seq && wqe.unit + wqe.units <= cumulative.units))) {
+      return true;
+    }
+    if (wqe.kind == Kind::chunk) return false;  // a WRITE has no SEND number
+  }
+  if (wqe.kind == Kind::read_chunk) return false;  // RC only: no software ACKs
+  // SEND numbers wrap at 2^32; far fewer than 2^31 are ever outstanding.
+  return static_cast<int32_t>(wqe.send_number - cumulative.send_floor) < 0;
+}
+
 std::optional<Time> Sender::add_rtt_sample(const InFlight& wqe, Time rtt) {
   rtt_.add(rtt);
   ++stats_.rtt_samples;
@@ -46,6 +71,7 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
   if (wqe == nullptr || wqe->completed) return;
   wqe->completed = true;
   wqe->t1 = wc.hw_timestamp;
+  wqe->left_at = scheduler_.now();
   // The probe runs from when the tail left the NIC, not from posting: in the real world a WQE
   // can wait milliseconds in the soft NIC's send queue, which no RTT sample contains.
   if (wqe->hinted && !wqe->done) arm_tail_probe(wqe->global);
@@ -98,6 +124,15 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
     newest = std::max(newest, wqe->global);
     acknowledge(*wqe);
   }
+  // The cumulative part names what earlier ACKs did: a WQE still open that it covers had its
+  // ACK lost, and arrived.
+  const Cumulative cumulative = cumulative_of(ack);
+  window_.for_each_open([&](InFlight& wqe) {
+    if (!covered(wqe, cumulative)) return;
+    ++stats_.cumulative_acked;
+    acked_bytes += wqe.bytes;
+    acknowledge(wqe);
+  });
   const Time now = scheduler_.now();
   if (acked_bytes > 0) rto_clock_.on_acked(now);
   // One path delivers a QP's WQEs in order: an older WQE not acknowledged by now is lost.
@@ -255,9 +290,9 @@ void Sender::on_timer() {
     return;
   }
   ++stats_.timeouts;
-  // A timeout says at least one packet was lost; the rest of the window is only resent.
+  // A timeout says at least one packet was lost (the loss estimate counts one).
   loss_estimate_.on_lost();
-  window_.for_each_open([this](InFlight& wqe) { declare_lost(wqe); });
+  declare_timed_out(now, rtt_.rto(config_.min_rto));
   cc_->on_timeout(now);
   const uint32_t timeouts_in_a_row = rto_clock_.on_timeout(now);
   if (timeouts_in_a_row % kTimeoutsBeforeFailover == 0 && connection_.fail_over()) {
@@ -265,6 +300,23 @@ void Sender::on_timer() {
   }
   pump();
   arm_timer();
+}
+
+void Sender::declare_timed_out(Time now, Time age) {
+  // Selective timeout retransmission (the paper's software SR, §3.4.2): only a WQE that has
+  // been out for a whole RTO without its ACK is presumed lost ("the silently dropped WQEs ...
+  // are detected by timeout", A.1.2). Its age runs from its send completion (T1 of eq. 1,
+  // when it left the NIC) and is measured against the RTO without the backoff: a WQE resent at
+  // the previous timeout has been out that long by the next one. A WQE still in the NIC, or
+  // one that left less than an RTO ago, is left to its ACK; if it is missing, the ACK of the
+  // resend (a newer global number) reveals it by the in-order rule, or the next timeout does.
+  window_.for_each_open([&](InFlight& wqe) {
+    if (wqe.completed && now - wqe.left_at >= age) {
+      declare_lost(wqe);
+    } else {
+      ++stats_.timeout_spared;
+    }
+  });
 }
 
 void Sender::arm_tail_probe(uint64_t global) {

@@ -21,10 +21,16 @@ struct SenderStats {
   uint64_t retransmitted_wqes = 0;  // SENDs reposted and WRITE-chunk pieces
   uint64_t losses_detected = 0;     // WQEs declared lost from a gap in the ACKs
   uint64_t timeouts = 0;
+  // WQEs a timeout left to their ACKs because they left the NIC less than an RTO before it
+  // (selective timeout retransmission; go-back-all would have resent them too).
+  uint64_t timeout_spared = 0;
   uint64_t tail_probes = 0;  // tails declared lost after 2 srtt without their ACK
   uint64_t acks_received = 0;
   uint64_t acks_malformed = 0;
   uint64_t stale_acks = 0;  // entries for WQEs already done
+  // WQEs acknowledged by an ACK's cumulative part alone: their own entry was in an ACK that was
+  // lost (or is late), and the in-order rule would have resent them.
+  uint64_t cumulative_acked = 0;
   uint64_t rtt_samples = 0;
   uint64_t rtt_samples_held_off = 0;  // kept from the CC after a rate change (config above)
   uint64_t ecn_echoes = 0;            // ACKs that said some WQE they acknowledge was CE-marked
