@@ -37,6 +37,7 @@ Sender::~Sender() {
   if (timer_.valid()) scheduler_.cancel(timer_);
   if (probe_.valid()) scheduler_.cancel(probe_);
   if (deferred_pump_.valid()) scheduler_.cancel(deferred_pump_);
+  if (activation_.valid()) scheduler_.cancel(activation_);
 }
 
 void Sender::check_buffer(const MessageBuffer& buffer, const char* what) const {
@@ -149,6 +150,16 @@ void Sender::pump() {
   }
   // The NIC failed the primary and its failed completion is on its way: fail_over_rc decides.
   if (connection_.primary().state() == rnic::QpState::err) return;
+  // A backup that just took over is not ready yet (QpTransitionCosts::activate_ready).
+  if (scheduler_.now() < connection_.primary_ready_at()) {
+    if (!activation_.valid()) {
+      activation_ = scheduler_.at(connection_.primary_ready_at(), [this] {
+        activation_ = {};
+        pump();
+      });
+    }
+    return;
+  }
   // Every CC event (ACK, loss, timeout) and every change of primary ends in a pump.
   apply_pacing();
   while (post_next()) {

@@ -258,7 +258,9 @@ class Sender {
   void fail_over_rc(uint32_t failed_qp);
   // RC: every WQE not yet completed goes again (its QP can no longer complete it).
   void resend_in_flight();
-  void count_failover();
+  // The primary was given up: `promoted` if a backup took over (else a reconnect must bring
+  // a QP back). The stall (last_failover_gap) runs from here to the next acknowledgement.
+  void count_failover(bool promoted);
 
   Connection& connection_;
   Endpoint& endpoint_;
@@ -294,7 +296,8 @@ class Sender {
   world::TimerId timer_;
   world::TimerId probe_;
   world::TimerId deferred_pump_;
-  Time nic_busy_until_;  // RC: when the NIC is estimated to finish the WQEs posted so far
+  world::TimerId activation_;  // pumps when a promoted backup is ready
+  Time nic_busy_until_;        // RC: when the NIC is estimated to finish the WQEs posted so far
   std::optional<Time> failed_over_at_;  // until the first acknowledgement on the new primary
   bool failed_ = false;
   // The rate last put on a QP's limiter: the QP (nullptr after a change of the QP set) and the

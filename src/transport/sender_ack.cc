@@ -295,8 +295,8 @@ void Sender::on_timer() {
   declare_timed_out(now, rtt_.rto(config_.min_rto));
   cc_->on_timeout(now);
   const uint32_t timeouts_in_a_row = rto_clock_.on_timeout(now);
-  if (timeouts_in_a_row % kTimeoutsBeforeFailover == 0 && connection_.fail_over()) {
-    count_failover();
+  if (timeouts_in_a_row % kTimeoutsBeforeFailover == 0 && connection_.has_primary()) {
+    count_failover(connection_.fail_over());
   }
   pump();
   arm_timer();
@@ -352,19 +352,21 @@ void Sender::resend_in_flight() {
   cc_->on_loss(scheduler_.now());
 }
 
-void Sender::count_failover() {
+void Sender::count_failover(bool promoted) {
   repace();
-  ++stats_.failovers;
+  if (promoted) ++stats_.failovers;
   failed_over_at_ = scheduler_.now();
+  stats_.last_failover_at = scheduler_.now();
 }
 
 void Sender::fail_over_rc(uint32_t failed_qp) {
   // Every WQE not completed on the failed QP goes again on the new primary.
   resend_in_flight();
   if (!connection_.has_primary() || connection_.primary().qp_num() != failed_qp) return;
-  if (connection_.fail_over()) {
-    count_failover();
-  } else if (!connection_.reconnecting()) {
+  const bool promoted = connection_.fail_over();
+  if (promoted || connection_.reconnecting()) {
+    count_failover(promoted);
+  } else {
     fail_all();  // no backup left and no reconnect to wait for
   }
 }
@@ -374,8 +376,7 @@ void Sender::on_primary_taken(bool promoted) {
   // them; the ones it still held are flushed and resent from their completions. An RC QP's
   // WQEs are acknowledged by that QP only, which is gone.
   if (config_.reliability == Reliability::hardware_rc) resend_in_flight();
-  if (promoted) count_failover();
-  repace();
+  count_failover(promoted);
   pump();
 }
 

@@ -36,8 +36,12 @@ struct SenderStats {
   uint64_t ecn_echoes = 0;            // ACKs that said some WQE they acknowledge was CE-marked
   uint64_t pacing_updates = 0;        // rates (or "unlimited") put on a QP's NIC rate limiter
   uint64_t failovers = 0;             // primary QP replaced by a backup
-  // From the last failover to the first acknowledgement on the new primary.
+  // The stall of the last failover: from giving up the primary QP (a backup promoted, or
+  // none left and a reconnect under way) to the first acknowledgement after it. It includes
+  // the QP transition the device models (rnic::QpTransitionCosts): ~60 us to activate a
+  // ready backup, ~5 ms to recover a QP when there is none.
   Time last_failover_gap;
+  Time last_failover_at;  // when the primary was last given up (zero: never)
 };
 
 // Connection management: background reconnects of QPs (A.3, path_resync.h) and remote
