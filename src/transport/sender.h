@@ -134,10 +134,12 @@ class Sender {
     uint64_t posted_at = 0;        // bytes the connection had posted before this WQE
     Time t1_posted;                // NIC clock at posting (RC mode's RTT start)
     Time t1;                       // the send completion's NIC timestamp
-    Time left_at;                  // the send completion, on the scheduler's clock
-    bool completed = false;        // the NIC reported the send completion (t1 is known)
-    bool hinted = false;           // carried the hint bit: its ACK is due one RTT after it left
-    bool done = false;             // acknowledged or declared lost
+    // When its data was first posted: a resend keeps its original's, so the age a timeout
+    // judges is how long the data has gone unacknowledged, whatever copy is out now.
+    Time out_since;
+    bool completed = false;  // the NIC reported the send completion (t1 is known)
+    bool hinted = false;     // carried the hint bit: its ACK is due one RTT after it left
+    bool done = false;       // acknowledged or declared lost
   };
 
   struct Retransmit {
@@ -147,6 +149,7 @@ class Sender {
     uint32_t units = 1;  // RC one-sided chunks go again whole
     // A piece sent before keeps its SEND number, so the receiver's SEND space has no hole.
     std::optional<uint32_t> send_number;
+    Time out_since;  // the lost WQE's InFlight::out_since
   };
 
   // Posting. Each step posts at most one WQE of its queue: posted, blocked (by the window or
@@ -194,7 +197,8 @@ class Sender {
   // Writes what follows the header of m's first SEND into its slot (once).
   void fill_first_send(const OutMessage& m, uint32_t slot);
   void post_range(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length, bool hint);
-  InFlight& record(Kind kind, uint64_t key, uint32_t bytes);
+  // Opens a WQE in the window; `again`: it resends the data of that retransmission.
+  InFlight& record(Kind kind, uint64_t key, uint32_t bytes, const Retransmit* again = nullptr);
   // Adds an RTT sample of `wqe` to the estimator; what the CC may see of it (nothing while
   // the sample is held off after a rate change).
   std::optional<Time> add_rtt_sample(const InFlight& wqe, Time rtt);
@@ -250,8 +254,8 @@ class Sender {
   Time rto() const;  // the estimator's RTO, doubled per consecutive timeout
   void arm_timer();
   void on_timer();
-  // Declares lost, at a timeout, the open WQEs presumed lost: those that left the NIC at least
-  // `age` before `now`. The others are counted in timeout_spared.
+  // Declares lost, at a timeout, the open WQEs presumed lost: those whose data has been out
+  // at least `age` before `now`. The others are counted in timeout_spared.
   void declare_timed_out(Time now, Time age);
   // Arms the probe for the tail WQE `global` (the hinted one that just left the NIC).
   void arm_tail_probe(uint64_t global);

@@ -71,7 +71,6 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
   if (wqe == nullptr || wqe->completed) return;
   wqe->completed = true;
   wqe->t1 = wc.hw_timestamp;
-  wqe->left_at = scheduler_.now();
   // The probe runs from when the tail left the NIC, not from posting: in the real world a WQE
   // can wait milliseconds in the soft NIC's send queue, which no RTT sample contains.
   if (wqe->hinted && !wqe->done) arm_tail_probe(wqe->global);
@@ -200,14 +199,18 @@ void Sender::declare_lost(InFlight& wqe) {
                                            .key = wqe.key,
                                            .unit = wqe.unit,
                                            .units = wqe.units,
-                                           .send_number = wqe.send_number});
+                                           .send_number = wqe.send_number,
+                                           .out_since = wqe.out_since});
     return;
   }
   // A lost chunk goes again as unit-sized SEND pieces (A.1.1): the receiver copies them into
   // place, so no retransmission writes memory the application may already own.
   for (uint32_t u = wqe.unit; u < wqe.unit + wqe.units; ++u) {
-    retransmit_queue_.push_back(
-        Retransmit{.kind = Kind::piece, .key = wqe.key, .unit = u, .send_number = std::nullopt});
+    retransmit_queue_.push_back(Retransmit{.kind = Kind::piece,
+                                           .key = wqe.key,
+                                           .unit = u,
+                                           .send_number = std::nullopt,
+                                           .out_since = wqe.out_since});
   }
 }
 
@@ -303,15 +306,15 @@ void Sender::on_timer() {
 }
 
 void Sender::declare_timed_out(Time now, Time age) {
-  // Selective timeout retransmission (the paper's software SR, §3.4.2): only a WQE that has
+  // Selective timeout retransmission (the paper's software SR, §3.4.2): only data that has
   // been out for a whole RTO without its ACK is presumed lost ("the silently dropped WQEs ...
-  // are detected by timeout", A.1.2). Its age runs from its send completion (T1 of eq. 1,
-  // when it left the NIC) and is measured against the RTO without the backoff: a WQE resent at
-  // the previous timeout has been out that long by the next one. A WQE still in the NIC, or
-  // one that left less than an RTO ago, is left to its ACK; if it is missing, the ACK of the
-  // resend (a newer global number) reveals it by the in-order rule, or the next timeout does.
+  // are detected by timeout", A.1.2). Its age runs from the first posting of the data, across
+  // its resends (a tail probe's copy of data out for long is as overdue as the data), and is
+  // measured against the RTO without the backoff. Data first posted less than an RTO ago is
+  // left to its ACK; if it is missing, the ACK of the resend (a newer global number) reveals
+  // it by the in-order rule, or the next timeout does.
   window_.for_each_open([&](InFlight& wqe) {
-    if (wqe.completed && now - wqe.left_at >= age) {
+    if (now - wqe.out_since >= age) {
       declare_lost(wqe);
     } else {
       ++stats_.timeout_spared;
