@@ -30,7 +30,9 @@ void check_soft_ack(std::span<const std::byte> bytes) {
   // an ACK whose base is below all its entries re-encodes with the entries' offsets shifted.
   const auto again = decode_soft_ack(std::span(out).first(size.value));
   require(again.ok() && again.value.count == ack.value.count &&
-          again.value.ecn_echo == ack.value.ecn_echo);
+          again.value.ecn_echo == ack.value.ecn_echo &&
+          again.value.send_cumulative == ack.value.send_cumulative &&
+          again.value.write_cumulative == ack.value.write_cumulative);
   for (size_t i = 0; i < ack.value.count; ++i) {
     const AckedWqe& a = ack.value.entries[i];
     const AckedWqe& b = again.value.entries[i];

@@ -24,6 +24,9 @@ Connection::Connection(Endpoint& endpoint, uint32_t id, const TransportConfig& c
 }
 
 Connection::~Connection() {
+  for (const world::TimerId timer : recovering_) {
+    if (timer.valid()) endpoint_.scheduler().cancel(timer);
+  }
   for (auto& [sequence, request] : parameter_requests_) {
     if (request.retry.valid()) endpoint_.scheduler().cancel(request.retry);
   }
@@ -46,6 +49,7 @@ void Connection::create_qps() {
   for (uint32_t i = 0; i <= config_.backup_qps; ++i) {
     qps_.push_back(fresh_qp(i == 0 ? PathRole::primary : PathRole::backup));
   }
+  recovering_.resize(qps_.size());
   resync_.resize(qps_.size());
 }
 
@@ -84,6 +88,9 @@ bool Connection::promote_backup_after(size_t index) {
     Path& next = qps_[(index + step) % qps_.size()];
     if (next.role != PathRole::backup) continue;
     next.role = PathRole::primary;
+    // Moving traffic to a connected backup is not free (§3.4.2: "~60 us").
+    primary_ready_at_ =
+        endpoint_.scheduler().now() + endpoint_.device().qp_transition_costs().activate_ready;
     return true;
   }
   return false;

@@ -14,6 +14,10 @@
 namespace bifrost::transport {
 
 void Connection::replace_qp(size_t index, PathRole role) {
+  if (recovering_[index].valid()) {
+    endpoint_.scheduler().cancel(recovering_[index]);  // the QP that was recovering is gone
+    recovering_[index] = {};
+  }
   retired_.retire(endpoint_, *qps_[index].qp);
   qps_[index] = fresh_qp(role);
 }
@@ -21,7 +25,6 @@ void Connection::replace_qp(size_t index, PathRole role) {
 void Connection::bring_up_path(size_t index, uint32_t peer_qpn, uint32_t peer_psn) {
   peer_->qps[index] = ConnectionOffer::Qp{.qpn = peer_qpn, .first_psn = peer_psn};
   connect_one(index);
-  qps_[index].role = has_primary() ? PathRole::backup : PathRole::primary;
   receiver_->post_receives(index);
 }
 
@@ -39,8 +42,25 @@ void Connection::on_path_taken(size_t index) {
 }
 
 void Connection::on_resync_end(size_t index, bool ok) {
-  if (!ok) qps_[index].role = PathRole::failed;
-  sender_->on_qps_changed();  // post on the new primary, or fail every message if none is left
+  if (ok) {
+    // The fresh QP goes from RESET to RTS before it carries anything: the paper's "e.g., 5ms"
+    // (§3.4.2), QpTransitionCosts::recover. Until then it is still reconnecting, so a sender
+    // with no other QP waits for it.
+    recovering_[index] = endpoint_.scheduler().after(
+        endpoint_.device().qp_transition_costs().recover, [this, index] {
+          recovering_[index] = {};
+          on_path_ready(index);
+        });
+    return;
+  }
+  qps_[index].role = PathRole::failed;
+  sender_->on_qps_changed();  // post on the primary, or fail every message if none is left
+}
+
+void Connection::on_path_ready(size_t index) {
+  if (qps_[index].role != PathRole::reconnecting) return;
+  qps_[index].role = has_primary() ? PathRole::backup : PathRole::primary;
+  sender_->on_qps_changed();  // post on the new primary (its recovery was the cost paid)
 }
 
 bool Connection::post_control(const ControlMessage& message) {

@@ -269,6 +269,7 @@ void Receiver::mark_units(uint64_t seq, InWrite& w, uint32_t first, uint32_t cou
     w.have[u] = true;
     ++w.received;
   }
+  while (w.contiguous < w.have.size() && w.have[w.contiguous]) ++w.contiguous;
   if (w.received < w.have.size()) return;
   const uint64_t addr = w.addr;
   const uint64_t length = w.length;
@@ -325,13 +326,25 @@ void Receiver::send_ack(AckTrigger trigger) {
     endpoint_.scheduler().cancel(ack_timer_);
     ack_timer_ = {};
   }
-  const SoftAck ack =
-      acks_.take(connection_.peer().connection_id, endpoint_.clock().nic_now(), trigger);
+  SoftAck ack = acks_.take(connection_.peer().connection_id, endpoint_.clock().nic_now(), trigger);
+  set_cumulative(ack);
   stats_.ack_triggers = acks_.triggers();
   const bool posted = config_.ack_path == AckPath::data_qp
                           ? sender_.post_ack(ack)
                           : endpoint_.post_ack(connection_.peer(), ack);
   if (posted) ++stats_.acks_sent;
+}
+
+void Receiver::set_cumulative(SoftAck& ack) const {
+  ack.send_cumulative = static_cast<uint32_t>(sends_seen_.floor());
+  // Large messages finish in write-sequence order as a rule (grants go in request order), so
+  // the first unfinished one and its contiguous units cover what its earlier ACKs named.
+  const uint64_t first_open = writes_done_.floor();
+  const auto it = writes_.find(first_open);
+  const uint32_t units = it == writes_.end() ? 0 : it->second.contiguous;
+  ack.write_cumulative =
+      imm_.encode(WriteImm{.message_id = static_cast<uint32_t>(first_open) & imm_.message_id_mask(),
+                           .unit_offset = units});
 }
 
 void Receiver::on_ack_send(const rnic::WorkCompletion& wc, uint64_t slot_addr) {

@@ -52,6 +52,7 @@ class Receiver {
     rnic::HostMemory* memory = nullptr;  // where pieces go: the arena or the target region
     std::vector<bool> have;              // per unit
     uint32_t received = 0;
+    uint32_t contiguous = 0;  // units from the first that all arrived (the cumulative ACK)
   };
   // What the last WRITE chunk was, to notice one that skips ahead (a loss).
   struct WritePosition {
@@ -80,6 +81,8 @@ class Receiver {
   void acknowledge(const AckedWqe& wqe, const rnic::WorkCompletion& wc, bool hint,
                    bool out_of_order);
   void send_ack(AckTrigger trigger);
+  // Fills the ACK's cumulative part: the SEND floor and the first WRITE unit not yet here.
+  void set_cumulative(SoftAck& ack) const;
   void repost(uint64_t slot);
   uint64_t slot_address(uint64_t slot) const { return slot_memory_->base() + slot * slot_bytes_; }
 

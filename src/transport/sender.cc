@@ -37,6 +37,7 @@ Sender::~Sender() {
   if (timer_.valid()) scheduler_.cancel(timer_);
   if (probe_.valid()) scheduler_.cancel(probe_);
   if (deferred_pump_.valid()) scheduler_.cancel(deferred_pump_);
+  if (activation_.valid()) scheduler_.cancel(activation_);
 }
 
 void Sender::check_buffer(const MessageBuffer& buffer, const char* what) const {
@@ -149,6 +150,16 @@ void Sender::pump() {
   }
   // The NIC failed the primary and its failed completion is on its way: fail_over_rc decides.
   if (connection_.primary().state() == rnic::QpState::err) return;
+  // A backup that just took over is not ready yet (QpTransitionCosts::activate_ready).
+  if (scheduler_.now() < connection_.primary_ready_at()) {
+    if (!activation_.valid()) {
+      activation_ = scheduler_.at(connection_.primary_ready_at(), [this] {
+        activation_ = {};
+        pump();
+      });
+    }
+    return;
+  }
   // Every CC event (ACK, loss, timeout) and every change of primary ends in a pump.
   apply_pacing();
   while (post_next()) {
@@ -240,7 +251,7 @@ Sender::Step Sender::post_retransmit() {
       }
       if (!window_allows(kSendHeaderSize)) return Step::blocked;
       retransmit_queue_.pop_front();
-      InFlight& wqe = record(Kind::reply, r.key, kSendHeaderSize);
+      InFlight& wqe = record(Kind::reply, r.key, kSendHeaderSize, &r);
       ++g->posted_wqes;
       post_send_slot(wqe, *g->slot, g->header, kSendHeaderSize);
       ++stats_.retransmitted_wqes;
@@ -262,7 +273,7 @@ Sender::Step Sender::post_retransmit() {
           std::min<uint64_t>(uint64_t{r.units} * config_.unit_size, m.buffer.length - offset);
       if (!window_allows(length)) return Step::blocked;
       retransmit_queue_.pop_front();
-      InFlight& wqe = record(r.kind, m.number, static_cast<uint32_t>(length));
+      InFlight& wqe = record(r.kind, m.number, static_cast<uint32_t>(length), &r);
       wqe.unit = r.unit;
       wqe.units = r.units;
       ++m.posted_wqes;
@@ -278,7 +289,7 @@ Sender::Step Sender::post_retransmit() {
       if (!slot) return Step::no_slot;
       retransmit_queue_.pop_front();
       copy_into_slot(*slot, m.buffer, uint64_t{r.unit} * config_.unit_size, length);
-      InFlight& wqe = record(Kind::piece, m.number, bytes);
+      InFlight& wqe = record(Kind::piece, m.number, bytes, &r);
       wqe.unit = r.unit;
       wqe.units = 1;
       wqe.slot = slot;
@@ -296,7 +307,7 @@ Sender::Step Sender::post_retransmit() {
     FirstSend first = first_send(m);
     if (!window_allows(first.bytes)) return Step::blocked;
     retransmit_queue_.pop_front();
-    InFlight& wqe = record(first.kind, m.number, first.bytes);
+    InFlight& wqe = record(first.kind, m.number, first.bytes, &r);
     ++m.posted_wqes;
     if (first.kind == Kind::request) ++m.requests_in_nic;
     first.header.hint = ack_now_hint();
@@ -437,11 +448,12 @@ Sender::Step Sender::post_chunk() {
   return Step::empty;
 }
 
-Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes) {
+Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes, const Retransmit* again) {
   rto_clock_.on_post(scheduler_.now(), window_.open_count() == 0);
   InFlight& wqe = window_.open(bytes);
   wqe.kind = kind;
   wqe.key = key;
+  wqe.out_since = again != nullptr ? again->out_since : scheduler_.now();
   wqe.posted_at = stats_.bytes_posted;
   if (config_.reliability == Reliability::hardware_rc) {
     // RC completes at the ACK, so the RTT would include the time the WQE waited in the NIC

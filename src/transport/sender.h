@@ -134,9 +134,12 @@ class Sender {
     uint64_t posted_at = 0;        // bytes the connection had posted before this WQE
     Time t1_posted;                // NIC clock at posting (RC mode's RTT start)
     Time t1;                       // the send completion's NIC timestamp
-    bool completed = false;        // the NIC reported the send completion (t1 is known)
-    bool hinted = false;           // carried the hint bit: its ACK is due one RTT after it left
-    bool done = false;             // acknowledged or declared lost
+    // When its data was first posted: a resend keeps its original's, so the age a timeout
+    // judges is how long the data has gone unacknowledged, whatever copy is out now.
+    Time out_since;
+    bool completed = false;  // the NIC reported the send completion (t1 is known)
+    bool hinted = false;     // carried the hint bit: its ACK is due one RTT after it left
+    bool done = false;       // acknowledged or declared lost
   };
 
   struct Retransmit {
@@ -146,6 +149,7 @@ class Sender {
     uint32_t units = 1;  // RC one-sided chunks go again whole
     // A piece sent before keeps its SEND number, so the receiver's SEND space has no hole.
     std::optional<uint32_t> send_number;
+    Time out_since;  // the lost WQE's InFlight::out_since
   };
 
   // Posting. Each step posts at most one WQE of its queue: posted, blocked (by the window or
@@ -193,7 +197,8 @@ class Sender {
   // Writes what follows the header of m's first SEND into its slot (once).
   void fill_first_send(const OutMessage& m, uint32_t slot);
   void post_range(InFlight& wqe, const OutMessage& m, uint64_t offset, uint64_t length, bool hint);
-  InFlight& record(Kind kind, uint64_t key, uint32_t bytes);
+  // Opens a WQE in the window; `again`: it resends the data of that retransmission.
+  InFlight& record(Kind kind, uint64_t key, uint32_t bytes, const Retransmit* again = nullptr);
   // Adds an RTT sample of `wqe` to the estimator; what the CC may see of it (nothing while
   // the sample is held off after a rate change).
   std::optional<Time> add_rtt_sample(const InFlight& wqe, Time rtt);
@@ -227,6 +232,15 @@ class Sender {
 
   // Acknowledgements and loss.
   std::optional<uint64_t> resolve(const AckedWqe& entry);
+  // An ACK's cumulative part in the sender's numbers: SEND reliable numbers below send_floor,
+  // the WRITE messages before write_seq and that one's units below `units` have arrived.
+  struct Cumulative {
+    uint32_t send_floor = 0;
+    uint64_t write_seq = 0;
+    uint32_t units = 0;
+  };
+  Cumulative cumulative_of(const SoftAck& ack) const;
+  bool covered(const InFlight& wqe, const Cumulative& cumulative) const;
   void acknowledge(InFlight& wqe);
   void declare_lost(InFlight& wqe);
   void release_posted(const InFlight& wqe);
@@ -240,12 +254,17 @@ class Sender {
   Time rto() const;  // the estimator's RTO, doubled per consecutive timeout
   void arm_timer();
   void on_timer();
+  // Declares lost, at a timeout, the open WQEs presumed lost: those whose data has been out
+  // at least `age` before `now`. The others are counted in timeout_spared.
+  void declare_timed_out(Time now, Time age);
   // Arms the probe for the tail WQE `global` (the hinted one that just left the NIC).
   void arm_tail_probe(uint64_t global);
   void fail_over_rc(uint32_t failed_qp);
   // RC: every WQE not yet completed goes again (its QP can no longer complete it).
   void resend_in_flight();
-  void count_failover();
+  // The primary was given up: `promoted` if a backup took over (else a reconnect must bring
+  // a QP back). The stall (last_failover_gap) runs from here to the next acknowledgement.
+  void count_failover(bool promoted);
 
   Connection& connection_;
   Endpoint& endpoint_;
@@ -281,7 +300,8 @@ class Sender {
   world::TimerId timer_;
   world::TimerId probe_;
   world::TimerId deferred_pump_;
-  Time nic_busy_until_;  // RC: when the NIC is estimated to finish the WQEs posted so far
+  world::TimerId activation_;  // pumps when a promoted backup is ready
+  Time nic_busy_until_;        // RC: when the NIC is estimated to finish the WQEs posted so far
   std::optional<Time> failed_over_at_;  // until the first acknowledgement on the new primary
   bool failed_ = false;
   // The rate last put on a QP's limiter: the QP (nullptr after a change of the QP set) and the

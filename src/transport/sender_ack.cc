@@ -26,6 +26,31 @@ std::optional<uint64_t> Sender::resolve(const AckedWqe& entry) {
   return m.chunk_global[imm.unit_offset];
 }
 
+Sender::Cumulative Sender::cumulative_of(const SoftAck& ack) const {
+  const WriteImm imm = imm_.decode(ack.write_cumulative);
+  // The receiver's first unfinished message is at most the next one we number: extend its
+  // low bits downwards from there.
+  return Cumulative{
+      .send_floor = ack.send_cumulative,
+      .write_seq = next_write_seq_ - ((next_write_seq_ - imm.message_id) & imm_.message_id_mask()),
+      .units = imm.unit_offset};
+}
+
+bool Sender::covered(const InFlight& wqe, const Cumulative& cumulative) const {
+  if (wqe.kind == Kind::chunk || wqe.kind == Kind::piece) {
+    const OutMessage* m = messages_.find(wqe.key);
+    if (m != nullptr && m->has_write_seq &&
+        (m->write_seq < cumulative.write_seq ||
+         (m->write_seq == cumulative.write_seq && wqe.unit + wqe.units <= cumulative.units))) {
+      return true;
+    }
+    if (wqe.kind == Kind::chunk) return false;  // a WRITE has no SEND number
+  }
+  if (wqe.kind == Kind::read_chunk) return false;  // RC only: no software ACKs
+  // SEND numbers wrap at 2^32; far fewer than 2^31 are ever outstanding.
+  return static_cast<int32_t>(wqe.send_number - cumulative.send_floor) < 0;
+}
+
 std::optional<Time> Sender::add_rtt_sample(const InFlight& wqe, Time rtt) {
   rtt_.add(rtt);
   ++stats_.rtt_samples;
@@ -98,6 +123,15 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
     newest = std::max(newest, wqe->global);
     acknowledge(*wqe);
   }
+  // The cumulative part names what earlier ACKs did: a WQE still open that it covers had its
+  // ACK lost, and arrived.
+  const Cumulative cumulative = cumulative_of(ack);
+  window_.for_each_open([&](InFlight& wqe) {
+    if (!covered(wqe, cumulative)) return;
+    ++stats_.cumulative_acked;
+    acked_bytes += wqe.bytes;
+    acknowledge(wqe);
+  });
   const Time now = scheduler_.now();
   if (acked_bytes > 0) rto_clock_.on_acked(now);
   // One path delivers a QP's WQEs in order: an older WQE not acknowledged by now is lost.
@@ -165,14 +199,18 @@ void Sender::declare_lost(InFlight& wqe) {
                                            .key = wqe.key,
                                            .unit = wqe.unit,
                                            .units = wqe.units,
-                                           .send_number = wqe.send_number});
+                                           .send_number = wqe.send_number,
+                                           .out_since = wqe.out_since});
     return;
   }
   // A lost chunk goes again as unit-sized SEND pieces (A.1.1): the receiver copies them into
   // place, so no retransmission writes memory the application may already own.
   for (uint32_t u = wqe.unit; u < wqe.unit + wqe.units; ++u) {
-    retransmit_queue_.push_back(
-        Retransmit{.kind = Kind::piece, .key = wqe.key, .unit = u, .send_number = std::nullopt});
+    retransmit_queue_.push_back(Retransmit{.kind = Kind::piece,
+                                           .key = wqe.key,
+                                           .unit = u,
+                                           .send_number = std::nullopt,
+                                           .out_since = wqe.out_since});
   }
 }
 
@@ -255,16 +293,33 @@ void Sender::on_timer() {
     return;
   }
   ++stats_.timeouts;
-  // A timeout says at least one packet was lost; the rest of the window is only resent.
+  // A timeout says at least one packet was lost (the loss estimate counts one).
   loss_estimate_.on_lost();
-  window_.for_each_open([this](InFlight& wqe) { declare_lost(wqe); });
+  declare_timed_out(now, rtt_.rto(config_.min_rto));
   cc_->on_timeout(now);
   const uint32_t timeouts_in_a_row = rto_clock_.on_timeout(now);
-  if (timeouts_in_a_row % kTimeoutsBeforeFailover == 0 && connection_.fail_over()) {
-    count_failover();
+  if (timeouts_in_a_row % kTimeoutsBeforeFailover == 0 && connection_.has_primary()) {
+    count_failover(connection_.fail_over());
   }
   pump();
   arm_timer();
+}
+
+void Sender::declare_timed_out(Time now, Time age) {
+  // Selective timeout retransmission (the paper's software SR, §3.4.2): only data that has
+  // been out for a whole RTO without its ACK is presumed lost ("the silently dropped WQEs ...
+  // are detected by timeout", A.1.2). Its age runs from the first posting of the data, across
+  // its resends (a tail probe's copy of data out for long is as overdue as the data), and is
+  // measured against the RTO without the backoff. Data first posted less than an RTO ago is
+  // left to its ACK; if it is missing, the ACK of the resend (a newer global number) reveals
+  // it by the in-order rule, or the next timeout does.
+  window_.for_each_open([&](InFlight& wqe) {
+    if (now - wqe.out_since >= age) {
+      declare_lost(wqe);
+    } else {
+      ++stats_.timeout_spared;
+    }
+  });
 }
 
 void Sender::arm_tail_probe(uint64_t global) {
@@ -300,19 +355,21 @@ void Sender::resend_in_flight() {
   cc_->on_loss(scheduler_.now());
 }
 
-void Sender::count_failover() {
+void Sender::count_failover(bool promoted) {
   repace();
-  ++stats_.failovers;
+  if (promoted) ++stats_.failovers;
   failed_over_at_ = scheduler_.now();
+  stats_.last_failover_at = scheduler_.now();
 }
 
 void Sender::fail_over_rc(uint32_t failed_qp) {
   // Every WQE not completed on the failed QP goes again on the new primary.
   resend_in_flight();
   if (!connection_.has_primary() || connection_.primary().qp_num() != failed_qp) return;
-  if (connection_.fail_over()) {
-    count_failover();
-  } else if (!connection_.reconnecting()) {
+  const bool promoted = connection_.fail_over();
+  if (promoted || connection_.reconnecting()) {
+    count_failover(promoted);
+  } else {
     fail_all();  // no backup left and no reconnect to wait for
   }
 }
@@ -322,8 +379,7 @@ void Sender::on_primary_taken(bool promoted) {
   // them; the ones it still held are flushed and resent from their completions. An RC QP's
   // WQEs are acknowledged by that QP only, which is gone.
   if (config_.reliability == Reliability::hardware_rc) resend_in_flight();
-  if (promoted) count_failover();
-  repace();
+  count_failover(promoted);
   pump();
 }
 

@@ -98,12 +98,12 @@ TEST(SoftAck, LayoutIsHeaderPlusFourBytesPerEntryLeastSignificantBitFirst) {
   std::vector<std::byte> bytes(kSoftAckMaxSize);
   const auto size = encode_soft_ack(mixed_ack(), bytes);
   ASSERT_TRUE(size);
-  EXPECT_EQ(size.value, 24u + 3 * 4);
+  EXPECT_EQ(size.value, 32u + 3 * 4);
   // Type bitmap at bytes 8..11: entries 0 and 2 are SENDs -> 0b101.
   EXPECT_EQ(bytes[11], std::byte{0b101});
   // Base global (least SEND global) at 16..23, entries as offsets against it.
   EXPECT_EQ(bytes[23], std::byte{1000 & 0xFF});
-  EXPECT_EQ(bytes[24 + 11], std::byte{0xFF});
+  EXPECT_EQ(bytes[32 + 11], std::byte{0xFF});
   const auto back = decode_soft_ack(std::span(bytes).first(size.value));
   ASSERT_TRUE(back);
   EXPECT_EQ(back.value.connection, 42u);
@@ -144,7 +144,7 @@ TEST(SoftAck, DecoderRejectsMalformedAcks) {
   const auto size = encode_soft_ack(mixed_ack(), bytes);
   ASSERT_TRUE(size);
   const auto good = std::span(bytes).first(size.value);
-  EXPECT_EQ(decode_soft_ack(good.first(23)).error, wire::WireError::kTruncated);
+  EXPECT_EQ(decode_soft_ack(good.first(31)).error, wire::WireError::kTruncated);
   EXPECT_EQ(decode_soft_ack(good.first(size.value - 1)).error, wire::WireError::kTruncated);
   EXPECT_EQ(decode_soft_ack(std::span(bytes).first(size.value + 4)).error,
             wire::WireError::kPayloadNotAllowed);
@@ -158,12 +158,38 @@ TEST(SoftAck, DecoderRejectsMalformedAcks) {
   bad[11] = std::byte{0b1101};  // a type bit past the count
   EXPECT_EQ(decode_soft_ack(bad).error, wire::WireError::kFieldOutOfRange);
   bad.assign(good.begin(), good.end());
-  bad[28] = std::byte{0x80};  // a WRITE entry with the hint bit
+  bad[36] = std::byte{0x80};  // a WRITE entry with the hint bit
+  EXPECT_EQ(decode_soft_ack(bad).error, wire::WireError::kFieldOutOfRange);
+  bad.assign(good.begin(), good.end());
+  bad[28] = std::byte{0x80};  // the WRITE cumulative with the hint bit
   EXPECT_EQ(decode_soft_ack(bad).error, wire::WireError::kFieldOutOfRange);
 }
 
+// The cumulative part follows A.1.2's 24 bytes unchanged: the SEND floor at 24, the WRITE
+// position (an immediate without the hint bit) at 28, then the entries.
+TEST(SoftAck, TheCumulativePartFollowsThePapersHeaderAndRoundTrips) {
+  SoftAck ack = mixed_ack();
+  ack.send_cumulative = 0xFFFF'FFF0;
+  ack.write_cumulative = 0x7ABC'DEF1;
+  std::vector<std::byte> bytes(kSoftAckMaxSize);
+  const auto size = encode_soft_ack(ack, bytes);
+  ASSERT_TRUE(size);
+  EXPECT_EQ(bytes[4], std::byte{3});      // the count where A.1.2 has it
+  EXPECT_EQ(bytes[24], std::byte{0xFF});  // send_cumulative, big-endian
+  EXPECT_EQ(bytes[27], std::byte{0xF0});
+  EXPECT_EQ(bytes[28], std::byte{0x7A});  // write_cumulative
+  EXPECT_EQ(bytes[31], std::byte{0xF1});
+  const auto back = decode_soft_ack(std::span(bytes).first(size.value));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back.value.send_cumulative, 0xFFFF'FFF0u);
+  EXPECT_EQ(back.value.write_cumulative, 0x7ABC'DEF1u);
+  EXPECT_EQ(back.value.entries[0].global, 1000u);
+  ack.write_cumulative = 0x8000'0000;  // the hint bit has no meaning here
+  EXPECT_EQ(encode_soft_ack(ack, bytes).error, wire::WireError::kFieldOutOfRange);
+}
+
 // The ECN echo takes bit 0 of the header's former reserved 16 bits (offset 6): the ACK keeps
-// its 24-byte header, and an ACK without the echo is byte for byte what it was before.
+// its header size, and an ACK without the echo is byte for byte what it was before.
 TEST(SoftAck, TheEcnEchoIsBitZeroOfTheFlagsAndRoundTrips) {
   std::vector<std::byte> plain(kSoftAckMaxSize);
   const auto plain_size = encode_soft_ack(mixed_ack(), plain);

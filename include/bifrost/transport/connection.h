@@ -107,6 +107,10 @@ class Connection final : public EndpointHandler, private PathResyncOwner {
   // reconnected in the background (or, with reconnect off, marked failed if the NIC put it in
   // error and otherwise left in the rotation). Returns whether a backup took over.
   bool fail_over();
+  // When a backup that became the primary is ready to carry WQEs: the device's
+  // QpTransitionCosts::activate_ready after the switch (the past if none happened). A
+  // reconnected QP pays QpTransitionCosts::recover before it rejoins as a backup or primary.
+  Time primary_ready_at() const { return primary_ready_at_; }
 
  private:
   // A parameter this side asked the peer to set; only the oldest request per parameter is sent.
@@ -124,8 +128,12 @@ class Connection final : public EndpointHandler, private PathResyncOwner {
   Path fresh_qp(PathRole role);
   // Connects QP `index` to the peer's QP `peer.qps[index]`.
   void connect_one(size_t index);
-  // Makes the next backup after `index` the primary; false if there is none.
+  // Makes the next backup after `index` the primary, ready after the activation cost; false
+  // if there is none.
   bool promote_backup_after(size_t index);
+  // The fresh QP of path `index` finished its recovery (QpTransitionCosts::recover): it joins
+  // as a backup, or as the primary if there is none.
+  void on_path_ready(size_t index);
   // Background reconnect (connection_reconnect.cc): the PathResyncOwner side.
   void replace_path(size_t index) override { replace_qp(index, PathRole::reconnecting); }
   uint32_t path_qpn(size_t index) const override { return qps_[index].qp->qp_num(); }
@@ -152,6 +160,8 @@ class Connection final : public EndpointHandler, private PathResyncOwner {
   uint32_t id_;
   TransportConfig config_;
   std::vector<Path> qps_;
+  std::vector<world::TimerId> recovering_;  // per path: the end of its QP's recovery
+  Time primary_ready_at_;
   RetiredQps retired_;
   ParameterRequests parameter_requests_;
   // Per parameter, the ack of the newest request of the peer's that this side answered: sent

@@ -21,17 +21,27 @@ struct SenderStats {
   uint64_t retransmitted_wqes = 0;  // SENDs reposted and WRITE-chunk pieces
   uint64_t losses_detected = 0;     // WQEs declared lost from a gap in the ACKs
   uint64_t timeouts = 0;
+  // WQEs a timeout left to their ACKs because they left the NIC less than an RTO before it
+  // (selective timeout retransmission; go-back-all would have resent them too).
+  uint64_t timeout_spared = 0;
   uint64_t tail_probes = 0;  // tails declared lost after 2 srtt without their ACK
   uint64_t acks_received = 0;
   uint64_t acks_malformed = 0;
   uint64_t stale_acks = 0;  // entries for WQEs already done
+  // WQEs acknowledged by an ACK's cumulative part alone: their own entry was in an ACK that was
+  // lost (or is late), and the in-order rule would have resent them.
+  uint64_t cumulative_acked = 0;
   uint64_t rtt_samples = 0;
   uint64_t rtt_samples_held_off = 0;  // kept from the CC after a rate change (config above)
   uint64_t ecn_echoes = 0;            // ACKs that said some WQE they acknowledge was CE-marked
   uint64_t pacing_updates = 0;        // rates (or "unlimited") put on a QP's NIC rate limiter
   uint64_t failovers = 0;             // primary QP replaced by a backup
-  // From the last failover to the first acknowledgement on the new primary.
+  // The stall of the last failover: from giving up the primary QP (a backup promoted, or
+  // none left and a reconnect under way) to the first acknowledgement after it. It includes
+  // the QP transition the device models (rnic::QpTransitionCosts): ~60 us to activate a
+  // ready backup, ~5 ms to recover a QP when there is none.
   Time last_failover_gap;
+  Time last_failover_at;  // when the primary was last given up (zero: never)
 };
 
 // Connection management: background reconnects of QPs (A.3, path_resync.h) and remote

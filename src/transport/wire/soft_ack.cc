@@ -29,7 +29,8 @@ uint64_t least_send_global(const SoftAck& ack) {
 
 wire::Result<std::size_t> encode_soft_ack(const SoftAck& ack, std::span<std::byte> out) {
   if (ack.count == 0 || ack.count > kSoftAckMaxEntries ||
-      (ack.timing_entry != kNoTimingEntry && ack.timing_entry >= ack.count)) {
+      (ack.timing_entry != kNoTimingEntry && ack.timing_entry >= ack.count) ||
+      (ack.write_cumulative >> 31) != 0) {
     return wire::fail<std::size_t>(WireError::kFieldOutOfRange);
   }
   const std::size_t size = kSoftAckHeaderSize + 4 * std::size_t{ack.count};
@@ -58,6 +59,8 @@ wire::Result<std::size_t> encode_soft_ack(const SoftAck& ack, std::span<std::byt
   store_be32(p + 8, types);
   store_be32(p + 12, ack.ack_delay_ns);
   store_be64(p + 16, base);
+  store_be32(p + 24, ack.send_cumulative);
+  store_be32(p + 28, ack.write_cumulative);
   return {size};
 }
 
@@ -71,9 +74,12 @@ wire::Result<SoftAck> decode_soft_ack(std::span<const std::byte> in) {
   const uint32_t types = load_be32(p + 8);
   ack.ack_delay_ns = load_be32(p + 12);
   const uint64_t base = load_be64(p + 16);
+  ack.send_cumulative = load_be32(p + 24);
+  ack.write_cumulative = load_be32(p + 28);
   const uint16_t flags = load_be16(p + 6);
   ack.ecn_echo = (flags & kSoftAckEcnEcho) != 0;
   if (ack.count == 0 || ack.count > kSoftAckMaxEntries || (flags & ~kSoftAckEcnEcho) != 0 ||
+      (ack.write_cumulative >> 31) != 0 ||
       (ack.timing_entry != kNoTimingEntry && ack.timing_entry >= ack.count) ||
       (ack.count < 32 && (types >> ack.count) != 0)) {
     return wire::fail<SoftAck>(WireError::kFieldOutOfRange);
