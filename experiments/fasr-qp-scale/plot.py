@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Plots results.csv of experiments/fasr-qp-scale: goodput vs QPs without loss (Fig. 7(b)) and
+"""Plots results.csv (or the CSV named) of experiments/fasr-qp-scale: goodput vs QPs without loss (Fig. 7(b)) and
 goodput vs loss at 5,000 QPs (Fig. 7(c)), one row per NIC transmit scheduler, with the paper's
 1% points as hollow markers and, in the round-robin row, the serial-fetch sensitivity at 1% as
 crosses."""
@@ -22,12 +22,15 @@ ENGINES = [("gbn", "GBN, CX-6-like cache", "tab:gray", "o-"), ("irn", "IRN", "ta
            ("srnic", "SRNIC", "tab:orange", "s--"), ("fasr", "FaSR", "tab:green", "o-")]
 
 
-def main(here):
-    with open(os.path.join(here, "results.csv")) as f:
+def main(here, results="results.csv", png="qp_scale.png"):
+    with open(os.path.join(here, results)) as f:
         rows = list(csv.DictReader(f))
     with open(os.path.join(here, "paper.json")) as f:
         paper = json.load(f)["fig7c_5000_qps_loss_1pct"]
     bursts = sorted({int(r["burst_packets"]) for r in rows})
+    # Mixed READ/WRITE moves data both ways: goodput is over both directions of the port.
+    both = rows[0].get("opcode") == "mixed"
+    ylabel = "goodput, % of 2 x 100 Gb/s" if both else "goodput, % of 100 Gb/s"
     fig, axes = plt.subplots(len(bursts), 2, figsize=(11, 4 * len(bursts)), squeeze=False)
     for row, burst in enumerate(bursts):
         for engine, label, color, style in ENGINES:
@@ -49,13 +52,14 @@ def main(here):
                 axes[row][1].plot([1], serial, "x", color=color, markersize=9,
                                   label=f"{label}, serial fetches")
         scheduler = "packet round-robin" if burst == 1 else f"{burst}-packet bursts"
-        axes[row][0].set(xscale="log", xlabel="QPs", ylabel="goodput, % of 100 Gb/s",
+        axes[row][0].set(xscale="log", xlabel="QPs", ylabel=ylabel,
                          title=f"Fig. 7(b): no loss ({scheduler})", ylim=(0, 100))
         axes[row][1].set(xscale="log", xlabel="loss rate, % (data and ACKs)",
-                         ylabel="goodput, % of 100 Gb/s", ylim=(0, 100),
+                         ylabel=ylabel, ylim=(0, 100),
                          title=f"Fig. 7(c): 5K QPs ({scheduler}), hollow = paper")
-    fasr_common.finish(fig, [ax for row in axes for ax in row], here, "qp_scale.png")
+    fasr_common.finish(fig, [ax for row in axes for ax in row], here, png)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)))
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)),
+         *sys.argv[2:4])

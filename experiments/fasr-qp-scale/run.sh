@@ -9,6 +9,7 @@
 #   QPS="16 5000" SENSITIVITY=0 experiments/fasr-qp-scale/run.sh   # quick look
 #   RUN_DIR=/tmp/qps experiments/fasr-qp-scale/run.sh   # keep each point's JSON; a rerun skips
 #                                                       # the points already there
+#   SHAPE=pair experiments/fasr-qp-scale/run.sh         # two NICs, WRITEs only (results_pair.csv)
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 qps_list="${QPS:-16 64 256 1024 2048 3072 4096 5000}"
@@ -27,6 +28,17 @@ irn_bdp=500
 # The paper gives no number; 8 is our assumption, 0 (one miss after another, each stalling the
 # receive pipeline) is the sensitivity series.
 fetches="${FETCHES:-8}"
+# The paper's shape (the headline): "1 server with 3 clients ... the server issues RD/WR
+# requests" (section V-C). Side a is the server; side b stands for the three clients' NICs (their
+# context caches and receive pipelines together, --clients 3); odd-numbered QP pairs READ, even
+# ones WRITE (the paper gives no mix: half and half is our reading). SHAPE=pair is the two-NIC,
+# WRITE-only setup this folder ran before issue 26's last round, kept as a sensitivity.
+shape="${SHAPE:-paper}"
+case "$shape" in
+  paper) shape_args=(--opcode mixed --clients 3) results=results.csv png=qp_scale.png ;;
+  pair) shape_args=(--opcode write) results=results_pair.csv png=qp_scale_pair.png ;;
+  *) echo "run.sh: SHAPE must be paper or pair, not '$shape'" >&2; exit 2 ;;
+esac
 
 cd "$root"
 build_tools bifrost-rnic-loss
@@ -52,7 +64,8 @@ point() {  # name qps burst loss-list engine extra-args...
   [ -s "$tmp/$name.json" ] && return  # done in an earlier run into RUN_DIR
   local spread=$((qps * 12))
   local warmup=$((spread + 5000))
-  "$tool" -q --engine "$engine" --loss "$loss" --qps "$qps" --outstanding 2 --context-fetches "$fetches" \
+  "$tool" -q "${shape_args[@]}" --engine "$engine" --loss "$loss" --qps "$qps" --outstanding 2 \
+    --context-fetches "$fetches" \
     --burst-packets "$burst" --start-spread-us "$spread" --warmup-us "$warmup" \
     --duration-us $((warmup + measure_us)) --seed "$seed" --json "$tmp/$name.json" "$@" >/dev/null
 }
@@ -92,9 +105,9 @@ if [ "${SENSITIVITY:-1}" = 1 ]; then
   done
 fi
 
-/usr/bin/python3 - "$tmp" "$here" <<'PY'
+/usr/bin/python3 - "$tmp" "$here" "$results" <<'PY'
 import csv, glob, json, os, sys
-tmp, here = sys.argv[1], sys.argv[2]
+tmp, here, results = sys.argv[1], sys.argv[2], sys.argv[3]
 rows = []
 for path in sorted(glob.glob(os.path.join(tmp, "*.json"))):
     name = os.path.basename(path)[:-5]
@@ -108,6 +121,8 @@ for path in sorted(glob.glob(os.path.join(tmp, "*.json"))):
             "pipeline_gbps": s.get("pipeline_gbps", ""),
             "context_fetches": s.get("context_fetches", ""),
             "series": name,
+            "opcode": s["opcode"],
+            "clients": s["clients"],
             "burst_packets": s["burst_packets"],
             "ack_every_packets": s["ack_every_packets"],
             "engine": p["engine"],
@@ -119,6 +134,10 @@ for path in sorted(glob.glob(os.path.join(tmp, "*.json"))):
             "context_cache_bytes": s["context_cache_bytes"],
             "cache_contexts": p["cache_contexts"],
             "cache_miss_fraction": round(p["cache_misses"] / accesses, 4) if accesses else "",
+            "server_cache_miss_fraction": (
+                round(p["requester_cache_misses"] /
+                      (p["requester_cache_hits"] + p["requester_cache_misses"]), 4)
+                if p["requester_cache_hits"] + p["requester_cache_misses"] else ""),
             "pipeline_drops": p["pipeline_drops"],
             "pipeline_stalls": p["pipeline_stalls"],
             "timeouts": p["timeouts"],
@@ -137,10 +156,10 @@ for path in sorted(glob.glob(os.path.join(tmp, "*.json"))):
             "wall_seconds": round(p["wall_seconds"], 2),
         })
 rows.sort(key=lambda r: (r["figure"], r["series"], r["qps"], r["loss"]))
-with open(os.path.join(here, "results.csv"), "w", newline="") as f:
+with open(os.path.join(here, results), "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
     w.writeheader()
     w.writerows(rows)
 PY
-/usr/bin/python3 "$here/plot.py" "$here"
-echo "results in $here/results.csv, qp_scale.png" >&2
+/usr/bin/python3 "$here/plot.py" "$here" "$results" "$png"
+echo "results in $here/$results, $png" >&2
