@@ -19,7 +19,6 @@ arrivals="${ARRIVALS:-1s}"
 cp "$here/sizes.cdf" "$tmp/sizes.cdf"
 echo "scheme,load,flows,finished,bucket,fct_p50_us,fct_p90_us,fct_p99_us" >"$tmp/rows.csv"
 for scheme in $schemes; do
-  nic=""
   case "$scheme" in
     rogue-rc) transport='kind = "rogue-rc"
 literal_vegas = true' ;;
@@ -30,12 +29,12 @@ cc = "dctcp"' ;;
     *) echo "unknown scheme $scheme" >&2; exit 2 ;;
   esac
   for load in $loads; do
-    SEED=1 DURATION=3s NIC=$nic TRANSPORT=$transport LOAD=$load ARRIVALS=$arrivals \
+    SEED=1 DURATION=3s TRANSPORT=$transport LOAD=$load ARRIVALS=$arrivals \
       /usr/bin/python3 "$here/../fill_template.py" "$here/scenario.toml.in" "$tmp/run.toml"
     echo "== $scheme, load $load ($arrivals of arrivals)" >&2
     "$tool" run "$tmp/run.toml" --out "$tmp/out" --quiet >"$tmp/run.txt"
     /usr/bin/python3 - "$tmp/out" "$scheme" "$load" >>"$tmp/rows.csv" <<'PY'
-import csv, json, sys
+import json, sys
 out, scheme, load = sys.argv[1:]
 summary = json.load(open(f"{out}/summary.json"))
 flows = summary["flows"]

@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 # The paper gives no probe interval; its probes join the server's queue, and RoGUE's shares move
 # with them (README), so the headline's 1 ms is set beside 0.1 ms and a single probe.
 all_series=(
-  "paper true 0us 10Gbps 3s 100ms 1ms 1 1"          # the paper's testbed setup, literally
+  "paper true 0us 10Gbps 3s 100ms 1ms 1 1"           # the paper's testbed setup, literally
   "paper_probe100us true 0us 10Gbps 3s 100ms 100us 10 1"
   "paper_probe_once true 0us 10Gbps 3s 100ms 10s 1 1" # one probe at the start only
   "floor50us true 50us 10Gbps 3s 100ms 1ms 1 1"     # footnote 1's base-RTT floor at 50 us (ours)
