@@ -10,7 +10,8 @@ namespace bifrost::sim {
 
 namespace {
 
-// The probe's QP connection to `peer`: the scenario flows' RC settings, its own source port.
+// The probe's QP connection to `peer`: RC defaults (67 ms timeout, 7 retries), a source port
+// derived from its QPN.
 rnic::QpConnection connection_to(const rnic::Device& peer, uint32_t peer_qpn, const ProbeSpec& s) {
   rnic::QpConnection c;
   c.dest_ip = peer.gids().front();
@@ -18,7 +19,7 @@ rnic::QpConnection connection_to(const rnic::Device& peer, uint32_t peer_qpn, co
   c.path_mtu = s.mtu;
   c.access = rnic::Access::remote_write;
   c.traffic_class = static_cast<uint8_t>(s.priority << 5);  // DSCP = priority * 8
-  c.udp_sport = 0;                                          // derived from the QPN
+  c.udp_sport = 0;
   c.max_rd_atomic = 1;
   return c;
 }
@@ -53,7 +54,7 @@ bool Probe::finished() const {
 void Probe::post() {
   if (kernel_.now() >= spec_.probe.stop || broken_) return;
   if (outstanding_.size() >= kMaxOutstanding) {
-    ++skipped_;
+    ++series_.skipped;
   } else {
     rnic::SendWr wr;
     wr.wr_id = series_.posted;

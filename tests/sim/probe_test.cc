@@ -135,6 +135,7 @@ TEST(ProbeWorkload, RttsGoToTheCsvAndTheirPercentilesToTheSummary) {
   const auto& p = j.at("probes").at("ping");
   EXPECT_EQ(p.at("posted"), 11);
   EXPECT_EQ(p.at("completed"), 10);
+  EXPECT_EQ(p.at("skipped"), 0);
   EXPECT_DOUBLE_EQ(p.at("p50_us").get<double>(), 5.0);  // nearest rank: the 5th of 10
   EXPECT_DOUBLE_EQ(p.at("p90_us").get<double>(), 9.0);
   EXPECT_DOUBLE_EQ(p.at("max_us").get<double>(), 10.0);

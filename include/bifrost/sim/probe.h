@@ -35,7 +35,6 @@ class Probe {
   const metrics::ProbeRttSeries& series() const { return series_; }
   // Past its stop with no probe outstanding (or stopped by a failure).
   bool finished() const;
-  uint64_t skipped() const { return skipped_; }
 
  private:
   void post();
@@ -48,7 +47,6 @@ class Probe {
   std::deque<Time> outstanding_;  // posting times, oldest first
   bool poll_scheduled_ = false;
   bool broken_ = false;  // a probe failed: the QP is in error, nothing more is posted
-  uint64_t skipped_ = 0;
   metrics::ProbeRttSeries series_;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // The "probes" object of summary.json (docs/scenarios.md): per probe workload, how many were
-// posted, completed and failed, and their RTT's min, p10, p50, p90, p99 and max in us.
+// posted, completed, failed and skipped, and their RTT's min, p10, p50, p90, p99 and max in us.
 #include <nlohmann/json.hpp>
 #include <vector>
 

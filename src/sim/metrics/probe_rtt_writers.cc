@@ -41,6 +41,7 @@ nlohmann::ordered_json probe_rtt_summary(const std::vector<ProbeRttSeries>& seri
     probe["posted"] = s.posted;
     probe["completed"] = s.probes.size();
     probe["failed"] = s.failed;
+    probe["skipped"] = s.skipped;
     for (const auto& [key, p] : kPoints) {
       probe[key] =
           rtt.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rtt.percentile(p));

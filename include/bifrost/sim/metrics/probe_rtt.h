@@ -20,6 +20,7 @@ struct ProbeRttSeries {
   std::string dst;
   uint64_t posted = 0;
   uint64_t failed = 0;           // completed in error (the QP then stops probing)
+  uint64_t skipped = 0;          // not posted: too many outstanding (sim::Probe::kMaxOutstanding)
   std::vector<ProbeRtt> probes;  // the completed ones, in posting order
 };
 
