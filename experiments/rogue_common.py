@@ -1,9 +1,25 @@
-"""What the RoGUE experiments' plot scripts share: a figure of lines with markers against one x
-axis, with the paper's reference as a dotted vertical line."""
+"""What the RoGUE experiments' scripts share: the whole per-flow samples of a run by sender
+host, and a figure of lines with markers against one x axis, with the paper's reference as a
+dotted vertical line."""
+import csv
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+
+def append_flow_samples(out, series, samples_path):
+    """Appends `series,sender,start_s,end_s,gbps` rows for every whole sample of the run in
+    OUT (flow_throughput.csv), the flow named by its sender host (flows.csv)."""
+    source = {row["id"]: row["src"] for row in csv.DictReader(open(f"{out}/flows.csv"))}
+    with open(samples_path, "a") as f:
+        for row in csv.DictReader(open(f"{out}/flow_throughput.csv")):
+            if row["whole"] != "1":
+                continue
+            f.write("{},{},{:.6f},{:.6f},{:.4f}\n".format(
+                series, source[row["flow"]], int(row["start_ps"]) / 1e12,
+                int(row["end_ps"]) / 1e12, float(row["gbps"])))
 
 
 def line_plot(lines, xlabel, ylabel, reference, out, xscale="linear"):

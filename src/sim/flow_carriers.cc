@@ -152,6 +152,7 @@ class RdmaCarrier : public FlowCarrier {
     }
   }
   std::string description() const override { return text_; }
+  rnic::Device* device(uint32_t host) override { return &flows_.device(host); }
   void add_counters(RunSummary& summary) const override {
     const rnic::DataPathCounters c = flows_.counters();
     summary.retransmitted = c.tx_retransmitted;

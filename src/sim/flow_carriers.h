@@ -39,6 +39,8 @@ class FlowCarrier {
   virtual void add_counters(RunSummary& summary) const = 0;
   // The Bifröst transport, which closed loops run over; nullptr for the other carriers.
   virtual TransportFlows* transport() { return nullptr; }
+  // Host `h`'s soft RNIC, which probes post on; nullptr for line-rate sources.
+  virtual rnic::Device* device(uint32_t /*host*/) { return nullptr; }
 };
 
 std::unique_ptr<FlowCarrier> make_flow_carrier(const scenario::Scenario& scenario,

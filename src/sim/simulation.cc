@@ -20,6 +20,7 @@
 #include "closed_loop_runs.h"
 #include "flow_carriers.h"
 #include "flow_sampler.h"
+#include "probe_runs.h"
 
 namespace bifrost::sim {
 namespace {
@@ -347,6 +348,7 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   const auto carrier = detail::make_flow_carrier(sc, kernel, network);
   for (const auto& f : flows) carrier->add(f);
   const auto loops = detail::start_closed_loops(sc, kernel, *carrier, flows);
+  const auto probes = detail::start_probes(sc, kernel, *carrier);
   // Drops inside each closed loop's goodput window: counted at its start and at its end.
   std::vector<std::array<std::optional<uint64_t>, 2>> window_drops(loops.size());
   for (size_t i = 0; i < loops.size(); ++i) {
@@ -378,7 +380,9 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
   const auto all_done = [&] {
     const bool loops_done =
         std::all_of(loops.begin(), loops.end(), [](const auto& l) { return l->finished(); });
-    return loops_done && carrier->completed() == flows.size();
+    const bool probes_done =
+        std::all_of(probes.begin(), probes.end(), [](const auto& p) { return p->finished(); });
+    return loops_done && probes_done && carrier->completed() == flows.size();
   };
   const Time slice = Time::us(10);
   for (;;) {
@@ -410,6 +414,7 @@ RunSummary run_scenario(const scenario::Scenario& sc, const RunOptions& options)
     summary.metrics.flows.add(std::move(record));
   }
   carrier->add_counters(summary);
+  for (const auto& p : probes) summary.metrics.probes.push_back(p->series());
   for (size_t i = 0; i < loops.size(); ++i) {
     const uint64_t now = dropped_packets(network);
     const uint64_t window = window_drops[i][1].value_or(now) - window_drops[i][0].value_or(now);

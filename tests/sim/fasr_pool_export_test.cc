@@ -25,6 +25,7 @@ namespace bifrost::sim {
 namespace {
 
 using testing::parse;
+using testing::read_file;
 using testing::run;
 
 // Every ordered pair of 4 hosts on a star exchanges 1 MB over FaSR soft RNICs; each host link
@@ -117,19 +118,9 @@ TEST(FasrPoolExport, RecordsAreTheEnginesCountersAndTheirTimeAverages) {
   EXPECT_GT(episodes, 20u) << "1% loss on 12 MB must start recovery episodes";
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 TEST(FasrPoolExport, SummaryJsonAndCsvCarryThePools) {
   const auto dir = std::filesystem::temp_directory_path() / "bifrost_fasr_pool_export";
-  std::filesystem::remove_all(dir);
-  RunOptions options;
-  options.progress = nullptr;
-  options.out_dir = dir;
+  RunOptions options = testing::quiet_into(dir);
   const RunSummary s = run_scenario(parse(lossy_all_to_all()), options);
   ASSERT_EQ(s.finished, 12u);
   ASSERT_TRUE(s.metrics.fasr_pool.has_value());

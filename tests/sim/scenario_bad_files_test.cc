@@ -305,7 +305,7 @@ constexpr BadFile kBadFiles[] = {
      "values: a power of two of at least 256 bytes"},
     {"bad_workload_kind.toml",
      "bad_workload_kind.toml:5:8: workload[0].kind: \"burst\" is not valid; valid choices: "
-     "poisson, incast, all_to_all, permutation, file, closed_loop"},
+     "poisson, incast, all_to_all, permutation, file, closed_loop, probe"},
     {"bad_workload_table.toml",
      "bad_workload_table.toml:4:1: workload: expected an array of tables ([[workload]]), found a "
      "table"},

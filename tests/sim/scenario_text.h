@@ -1,6 +1,8 @@
 #pragma once
 // Scenario tests written as TOML text: parse it as a file would be, or run it quietly.
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "bifrost/sim/scenario/scenario.h"
@@ -10,6 +12,23 @@ namespace bifrost::sim::testing {
 
 inline scenario::Scenario parse(const std::string& text) {
   return scenario::parse_scenario(text, "test.toml", std::filesystem::current_path());
+}
+
+// Quiet run options that write into `dir`, emptied first.
+inline RunOptions quiet_into(const std::filesystem::path& dir) {
+  std::filesystem::remove_all(dir);
+  RunOptions options;
+  options.progress = nullptr;
+  options.out_dir = dir;
+  return options;
+}
+
+// A whole result file's text.
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 inline RunSummary run(const std::string& text) {

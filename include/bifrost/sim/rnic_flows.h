@@ -80,6 +80,7 @@ class RnicFlows {
   rnic::DataPathCounters counters() const;
   // Host `h`'s NIC.
   const rnic::Device& device(uint32_t host) const { return *nics_.at(host).device; }
+  rnic::Device& device(uint32_t host) { return *nics_.at(host).device; }
   // Every NIC's FaSR pool until now, in host order; nullopt when the NICs run another engine.
   std::optional<metrics::FasrPoolMetrics> fasr_pools() const;
 

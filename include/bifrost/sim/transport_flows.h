@@ -128,6 +128,8 @@ class TransportFlows {
                                                             uint8_t priority = 0) const;
   // RoGUE with TransportFlowsConfig::cc_trace: every connection's samples and rate changes.
   const std::vector<metrics::CcTraceRow>& cc_trace() const { return cc_trace_; }
+  // Host `h`'s NIC (a probe workload adds a QP pair of its own to it).
+  rnic::Device& device(uint32_t host) { return *hosts_.at(host).device; }
   // Turns every NIC's DCQCN off while running (rnic::Device::disable_dcqcn).
   void disable_nic_dcqcn();
 

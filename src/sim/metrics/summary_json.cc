@@ -6,6 +6,7 @@
 #include "bifrost/sim/metrics/writers.h"
 #include "fasr_pool_json.h"
 #include "flow_throughput_json.h"
+#include "probe_rtt_json.h"
 
 namespace bifrost::sim::metrics {
 
@@ -145,6 +146,7 @@ std::string summary_json(const RunMetrics& metrics, const RunInfo& info) {
   if (metrics.flow_throughput) {
     j["flow_throughput"] = detail::flow_throughput_summary(*metrics.flow_throughput);
   }
+  if (!metrics.probes.empty()) j["probes"] = detail::probe_rtt_summary(metrics.probes);
   if (const auto& n = metrics.nic) {
     j["nic"] = {{"retransmitted", n->retransmitted}, {"timeouts", n->timeouts},
                 {"naks_sent", n->naks_sent},         {"sacks_sent", n->sacks_sent},

@@ -29,6 +29,8 @@ void write_outputs(const RunMetrics& metrics, const RunInfo& info, const std::fi
     write_text_file(dir / "flow_throughput.csv", flow_throughput_csv(*metrics.flow_throughput));
     write_text_file(dir / "flow_fairness.csv", flow_fairness_csv(*metrics.flow_throughput));
   }
+  if (!metrics.probes.empty())
+    write_text_file(dir / "probe_rtt.csv", probe_rtt_csv(metrics.probes));
   if (!metrics.transport_rtt.empty()) {
     write_text_file(dir / "transport_rtt.csv", transport_rtt_csv(metrics.transport_rtt));
   }

@@ -57,6 +57,8 @@ std::vector<Flow> pattern_flows(const WorkloadConfig& config, const Topology& to
           },
           // Its requests are made while the run goes (sim::ClosedLoop), none up front.
           [&](const ClosedLoopWorkload&) { return std::vector<Flow>{}; },
+          // Its zero-byte WRITEs are posted while the run goes (sim::Probe), never flows.
+          [&](const ProbeWorkload&) { return std::vector<Flow>{}; },
       },
       config.spec);
 }
@@ -83,7 +85,8 @@ uint8_t used_priorities(const Scenario& scenario, const std::vector<Flow>& flows
   uint8_t used = 0;
   for (const Flow& f : flows) used |= static_cast<uint8_t>(1u << f.priority);
   for (const WorkloadConfig& w : scenario.workloads) {
-    if (std::holds_alternative<ClosedLoopWorkload>(w.spec)) {
+    if (std::holds_alternative<ClosedLoopWorkload>(w.spec) ||
+        std::holds_alternative<ProbeWorkload>(w.spec)) {
       used |= static_cast<uint8_t>(1u << w.priority);
     }
   }

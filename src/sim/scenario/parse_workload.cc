@@ -14,8 +14,8 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kKinds = {"poisson",     "incast", "all_to_all",
-                                                    "permutation", "file",   "closed_loop"};
+constexpr std::array<std::string_view, 7> kKinds = {
+    "poisson", "incast", "all_to_all", "permutation", "file", "closed_loop", "probe"};
 constexpr std::array<std::string_view, 2> kOps = {"write", "read"};
 constexpr std::array<std::string_view, 3> kFormats = {"htsim", "hpcc", "csv"};
 constexpr std::array<std::string_view, 2> kTimeUnits = {"ps", "us"};
@@ -23,7 +23,7 @@ constexpr int64_t kMaxRounds = 1'000'000;
 
 std::vector<std::string_view> keys_for(std::string_view kind) {
   std::vector<std::string_view> keys = {"kind", "name"};
-  if (kind != "closed_loop") keys.push_back("op");
+  if (kind != "closed_loop" && kind != "probe") keys.push_back("op");
   auto add = [&keys](std::initializer_list<std::string_view> more) {
     keys.insert(keys.end(), more.begin(), more.end());
   };
@@ -37,6 +37,8 @@ std::vector<std::string_view> keys_for(std::string_view kind) {
   } else if (kind == "closed_loop") {
     add({"priority", "clients", "server", "threads", "depth", "size", "start", "duration",
          "warmup"});
+  } else if (kind == "probe") {
+    add({"priority", "src", "dst", "interval", "start", "stop"});
   } else {
     add({"format", "path", "time_unit"});
   }
@@ -164,6 +166,27 @@ ClosedLoopWorkload closed_loop(const TableReader& r, uint64_t hosts,
   return w;
 }
 
+// Stops at `stop`, or at the end of the run when the [simulation] has a duration.
+ProbeWorkload probe(const TableReader& r, uint64_t hosts, const SimulationConfig& simulation) {
+  ProbeWorkload w;
+  w.src = r.required(host_index(r, "src", hosts), "src");
+  w.dst = r.required(host_index(r, "dst", hosts), "dst");
+  if (w.src == w.dst)
+    r.fail("dst", fmt::format("is the source, host {}; a probe needs two", w.src));
+  w.interval = r.required(r.positive_time("interval"), "interval");
+  w.start = not_negative_time(r, "start");
+  if (auto stop = r.positive_time("stop")) {
+    w.stop = *stop;
+  } else if (simulation.duration) {
+    w.stop = *simulation.duration;
+  } else {
+    r.fail_table("a probe workload needs \"stop\" or a [simulation] duration");
+  }
+  if (w.stop <= w.start)
+    r.fail(r.has("stop") ? "stop" : "start", "the probe must start before it stops");
+  return w;
+}
+
 template <typename W>
 W fixed_pattern(const TableReader& r, uint64_t hosts) {
   W w;
@@ -231,6 +254,8 @@ WorkloadConfig parse_workload(const TableReader& r, std::size_t index, const Top
     w.spec = fixed_pattern<PermutationWorkload>(r, hosts);
   } else if (kind == "closed_loop") {
     w.spec = closed_loop(r, hosts, simulation);
+  } else if (kind == "probe") {
+    w.spec = probe(r, hosts, simulation);
   } else {
     w.spec = file(r, hosts, base_dir);
   }

@@ -79,6 +79,12 @@ std::vector<WorkloadConfig> workloads(const toml::table& root, std::string_view 
              "\"closed_loop\" runs over the Bifröst transport: set kind = \"bifrost-uc\" or "
              "\"bifrost-rc\" in [transport]");
     }
+    if (std::holds_alternative<ProbeWorkload>(w.spec) && s.nic.model != NicModel::rnic &&
+        (s.transport.kind == TransportKind::rc || s.transport.kind == TransportKind::uc)) {
+      r.fail("kind",
+             "\"probe\" posts RDMA WRITEs on the hosts' soft RNICs: set [nic] model = \"rnic\" "
+             "or a [transport] kind");
+    }
     if (w.op == workload::FlowOp::read && s.transport.kind != TransportKind::rogue_rc &&
         s.transport.kind != TransportKind::virtuoso) {
       r.fail("op",

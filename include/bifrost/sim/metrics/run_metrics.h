@@ -11,6 +11,7 @@
 #include "bifrost/sim/metrics/fasr_pool_metrics.h"
 #include "bifrost/sim/metrics/flow_metrics.h"
 #include "bifrost/sim/metrics/flow_throughput.h"
+#include "bifrost/sim/metrics/probe_rtt.h"
 #include "bifrost/sim/metrics/time_series.h"
 #include "bifrost/sim/metrics/transport_rtt_metrics.h"
 
@@ -38,6 +39,7 @@ struct RunMetrics {
   std::optional<NicTotals> nic;                         // soft RNICs only
   std::vector<CcTraceRow> cc_trace;                     // RoGUE with [metrics] cc_trace
   std::optional<FlowThroughputSeries> flow_throughput;  // [metrics] flow_throughput_interval
+  std::vector<ProbeRttSeries> probes;                   // one per probe workload
 };
 
 // What the summary says about the run itself.

@@ -22,6 +22,7 @@
 //   flow_throughput.csv start_ps,end_ps,flow,bytes,gbps,whole
 //   flow_fairness.csv   start_ps,end_ps,flows,jain
 //                    (only with per-flow sampling: RunMetrics::flow_throughput)
+//   probe_rtt.csv    workload,src,dst,seq,posted_ps,rtt_ps (only with probe workloads)
 #include <array>
 #include <filesystem>
 #include <string>

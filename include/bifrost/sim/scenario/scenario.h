@@ -174,12 +174,24 @@ struct ClosedLoopWorkload {
   Time warmup;  // goodput counts requests completed from start + warmup on
 };
 
+// A latency probe (RoGUE's Fig. 11): from `start` until `stop`, host `src` posts a signaled
+// zero-byte RDMA WRITE to `dst` every `interval` on an RC QP pair of its own (no transport, no
+// congestion control: the NIC alone), and records each one's round trip, post to completion
+// (sim::Probe). It makes no flows; its RTTs go to probe_rtt.csv and summary.json.
+struct ProbeWorkload {
+  uint32_t src = 0;
+  uint32_t dst = 0;
+  Time interval;
+  Time start;
+  Time stop;  // no probe is posted at or after it
+};
+
 struct WorkloadConfig {
   std::string name;  // unique; tags the flows and names the random stream
   uint8_t priority = 0;
   workload::FlowOp op = workload::FlowOp::write;  // every flow of the workload
   std::variant<PoissonWorkload, IncastWorkload, AllToAllWorkload, PermutationWorkload, FileWorkload,
-               ClosedLoopWorkload>
+               ClosedLoopWorkload, ProbeWorkload>
       spec;
 };
 
