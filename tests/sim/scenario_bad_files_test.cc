@@ -263,7 +263,8 @@ constexpr BadFile kBadFiles[] = {
      "cannot redefine existing string 'transport.cc' as table"},
     {"bad_transport_cc_key_of_other_kind.toml",
      "bad_transport_cc_key_of_other_kind.toml:13:8: transport.cc.beta: belongs to kinds "
-     "\"swift\", \"swift-md\", \"vegas\", \"timely\", not to kind \"dcqcn\"; valid keys for \"dcqcn\": kind, "
+     "\"swift\", \"swift-md\", \"vegas\", \"timely\", not to kind \"dcqcn\"; valid keys for "
+     "\"dcqcn\": kind, "
      "g, min_rate, alpha_update_period, rate_reduce_period, increase_period, increase_bytes, "
      "fast_recovery_stages, additive_increase, hyper_increase, cnp_interval"},
     {"bad_transport_cc_no_kind.toml",
