@@ -23,7 +23,7 @@ paper-*: the FaSR paper's own NS3 setting for Fig. 3 (section III-B: "all bandwi
 MTU 1024B, BDP size of 500, and the sender load set to 90% bandwidth"): every link 200 Gb/s,
 500 packets in flight per QP, a base RTT of about 20.5 us (500 x 1,024 B at 200 Gb/s; 5 us per
 link on the star, 2.5 us per link across the leaf-spine), 1 MB of switch buffer (ours: the paper
-gives none), no CC (the paper names none), the large pool. paper-random: host 1 sends to host 0
+gives none), no CC (none named for NS3; the testbed turned DCQCN off, section V), the large pool. paper-random: host 1 sends to host 0
 over Q QPs, each paced to 90% x 200 / Q Gb/s, with 1% random loss end to end (0.5013% on each of
 the two host links, both directions, ACKs too). paper-incast: hosts 1..3 each send to host 0 over
 Q QPs paced the same way (3V1: 540 Gb/s offered into 200 Gb/s). paper-websearch: a leaf-spine of
