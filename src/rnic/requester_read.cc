@@ -129,7 +129,11 @@ std::optional<Requester::ReadHole> Requester::next_read_hole(const Slot& slot, u
 bool Requester::produce_read_repair(world::Packet& out) {
   read_resend_ = false;
   Slot* slot = find_slot(una_);
-  if (slot == nullptr || !is_read(slot->wr) ||
+  // Only a READ whose request went out can be repaired. A timeout's "every hole counts" may
+  // outlive the READ it was for: once that READ completes, una_ reaches the next one, which
+  // may not have been sent yet; repairing it would send its request without moving snd_max_,
+  // and its responses would carry una_ past snd_max_ (a QP that never sends again).
+  if (slot == nullptr || !is_read(slot->wr) || !wire::psn_before(slot->first_psn, snd_max_) ||
       una_ != wire::psn_add(slot->first_psn, slot->read_received)) {
     read_tail_lost_ = false;
     return false;
