@@ -76,10 +76,10 @@ void check(const Options& o) {
                 o.rate_gbps);
   }
   if (o.qps == 0) throw Error("--qps must be at least 1");
-  if (o.opcode == "mixed" && o.loss_on == "data") {
+  if (mixed(o) && o.loss_on == "data") {
     throw Error("--loss-on data needs one data direction; --opcode mixed sends data both ways");
   }
-  if (o.opcode == "mixed" && o.qps < 2) {
+  if (mixed(o) && o.qps < 2) {
     throw Error("--opcode mixed needs --qps 2 or more (odd pairs READ, even ones WRITE)");
   }
   if (o.clients > 1 && o.context_cache_bytes == 0 && !o.pipeline) {
