@@ -297,6 +297,9 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
     return c;
   }
   transport::TransportConfig& tc = c.transport;
+  // The paper's profile starts from paper() itself, so that what no scenario key holds is the
+  // paper's too; the spec's fields (the profile's values, or the keys given) go over it.
+  if (t.paper_profile) tc = transport::TransportConfig::paper();
   tc.reliability = t.kind == scenario::TransportKind::bifrost_rc
                        ? transport::Reliability::hardware_rc
                        : transport::Reliability::software_uc;
@@ -312,6 +315,9 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
       static_cast<uint64_t>(scenario::link_class_rate(sc.topology, "host").bits_per_second());
   tc.min_rto = t.min_rto;
   tc.ack_timer = t.ack_timer;
+  tc.ack_every_wqes = t.ack_every_wqes;
+  tc.ack_every_bytes = static_cast<uint32_t>(t.ack_every_bytes.count());
+  tc.hint_when_idle = t.hint_when_idle;
   tc.ack_path = t.acks_on_data_qp ? transport::AckPath::data_qp : transport::AckPath::ud;
   c.acks_in_data_class = !t.ack_priority;
   tc.backup_qps = t.backup_qps;

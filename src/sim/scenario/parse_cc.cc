@@ -287,8 +287,9 @@ void check_kind(const TableReader& r, std::string_view key, CcKind kind, const N
 
 }  // namespace
 
-CcConfig parse_cc(const TableReader& r, const NicConfig& nic, TransportKind transport) {
-  CcConfig cc;
+CcConfig parse_cc(const TableReader& r, const NicConfig& nic, TransportKind transport,
+                  const CcConfig& start) {
+  CcConfig cc = start;
   if (is_rogue(transport)) cc.kind = CcKind::vegas;
   const toml::node* node = r.find("cc");
   if (node == nullptr || !node->is_table()) {

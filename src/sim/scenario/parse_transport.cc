@@ -13,16 +13,37 @@ namespace {
 
 constexpr std::array<std::string_view, 7> kKinds = {
     "rc", "uc", "bifrost-uc", "bifrost-rc", "rogue-rc", "rogue-uc", "virtuoso"};
-constexpr std::array<std::string_view, 13> kUcKeys = {
-    "kind",           "cc",       "chunking", "unit_size", "max_chunk",  "chunk_loss_budget",
-    "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "ack_path",
-    "ack_priority"};
+// The keys of both Bifröst kinds, then each kind's own.
+constexpr std::array<std::string_view, 15> kBifrostKeys = {"kind",
+                                                           "profile",
+                                                           "cc",
+                                                           "chunking",
+                                                           "unit_size",
+                                                           "max_chunk",
+                                                           "chunk_loss_budget",
+                                                           "send_threshold",
+                                                           "base_rtt",
+                                                           "min_rto",
+                                                           "ack_timer",
+                                                           "ack_every_wqes",
+                                                           "ack_every_bytes",
+                                                           "hint_when_idle",
+                                                           "backup_qps"};
+template <size_t N>
+constexpr std::array<std::string_view, kBifrostKeys.size() + N> bifrost_keys_and(
+    const std::array<std::string_view, N>& own) {
+  std::array<std::string_view, kBifrostKeys.size() + N> all{};
+  for (size_t i = 0; i < kBifrostKeys.size(); ++i) all[i] = kBifrostKeys[i];
+  for (size_t i = 0; i < N; ++i) all[kBifrostKeys.size() + i] = own[i];
+  return all;
+}
+constexpr auto kUcKeys =
+    bifrost_keys_and(std::array<std::string_view, 2>{"ack_path", "ack_priority"});
 constexpr std::array<std::string_view, 2> kAckPaths = {"ud", "data_qp"};
 // Over RC the NIC retries before a connection fails over to a backup QP.
-constexpr std::array<std::string_view, 13> kRcBackedKeys = {
-    "kind",           "cc",       "chunking", "unit_size", "max_chunk",  "chunk_loss_budget",
-    "send_threshold", "base_rtt", "min_rto",  "ack_timer", "backup_qps", "rc_retry_cnt",
-    "rc_timeout"};
+constexpr auto kRcBackedKeys =
+    bifrost_keys_and(std::array<std::string_view, 2>{"rc_retry_cnt", "rc_timeout"});
+constexpr std::array<std::string_view, 2> kProfiles = {"default", "paper"};
 constexpr std::array<std::string_view, 1> kRcKeys = {"kind"};
 constexpr std::array<std::string_view, 2> kPlainUcKeys = {"kind", "uc_message"};
 constexpr std::array<std::string_view, 18> kRogueKeys = {"kind",           "cc",
@@ -67,6 +88,40 @@ void chunk_sizes(const TableReader& r, TransportSpec& t) {
                        "2^{} = {}",
                        bytes_text(t.send_threshold), kChunkOffsetBits, bytes_text(largest)));
   }
+}
+
+// profile = "paper": the values of transport::TransportConfig::paper() (§4.1, §3.4) that a
+// scenario key can hold, set before the keys so that each key still overrides its own. This
+// library does not link the transport, so they are spelt here; tests/sim's
+// ScenarioTransport.PaperProfileIsTransportConfigPaper holds them equal to paper().
+void apply_paper_profile(TransportSpec& t) {
+  t.paper_profile = true;
+  t.unit_size = Bytes(4096);
+  t.max_chunk = Bytes(64 * 1024);
+  t.send_threshold = Bytes(32 * 1024);
+  t.chunk_loss_budget = 0;
+  t.base_rtt = Time::us(50);
+  t.ack_timer = Time::us(120);
+  t.ack_every_wqes = 32;
+  t.ack_every_bytes = Bytes(32 * 1024);
+  t.hint_when_idle = false;
+  t.cc.kind = transport::CcKind::swift;
+  t.cc.swift.params.loss_to_minimum = true;
+  t.cc.swift.params.target_follows_min_rtt = false;
+}
+
+void ack_coalescing(const TableReader& r, TransportSpec& t) {
+  if (auto timer = r.positive_time("ack_timer")) t.ack_timer = *timer;
+  if (auto wqes = r.integer("ack_every_wqes", 1, 32))
+    t.ack_every_wqes = static_cast<uint32_t>(*wqes);
+  if (auto bytes = r.positive_bytes("ack_every_bytes")) {
+    if (bytes->count() > 0xFFFF'FFFFu) {
+      r.fail("ack_every_bytes",
+             fmt::format("{} does not fit the transport's 32-bit counter", bytes_text(*bytes)));
+    }
+    t.ack_every_bytes = *bytes;
+  }
+  if (auto hint = r.boolean("hint_when_idle")) t.hint_when_idle = *hint;
 }
 
 void rogue_keys(const TableReader& r, TransportSpec& t) {
@@ -139,12 +194,13 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
   } else {
     r.allow_only(kRcBackedKeys, context);
   }
-  t.cc = parse_cc(r, nic, t.kind);
+  if (r.choice("profile", kProfiles).value_or("default") == "paper") apply_paper_profile(t);
+  t.cc = parse_cc(r, nic, t.kind, t.cc);
   if (auto chunking = r.boolean("chunking")) t.chunking = *chunking;
   chunk_sizes(r, t);
   if (auto base_rtt = r.positive_time("base_rtt")) t.base_rtt = *base_rtt;
   if (auto min_rto = r.positive_time("min_rto")) t.min_rto = *min_rto;
-  if (auto ack_timer = r.positive_time("ack_timer")) t.ack_timer = *ack_timer;
+  ack_coalescing(r, t);
   if (auto path = r.choice("ack_path", kAckPaths)) t.acks_on_data_qp = *path == "data_qp";
   if (auto priority = r.boolean("ack_priority")) t.ack_priority = *priority;
   if (t.acks_on_data_qp && r.has("ack_priority")) {

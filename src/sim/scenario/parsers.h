@@ -39,7 +39,9 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic);
 // The congestion control of `transport` (its kind already read): [transport] cc = "kind", or
 // the [transport.cc] table with the kind's parameter keys; RoGUE's Vegas keys may also stand
 // in [transport] itself.
-transport::CcConfig parse_cc(const TableReader& r, const NicConfig& nic, TransportKind transport);
+// `start`: the configuration the keys apply to (a profile's; default: the algorithms' own).
+transport::CcConfig parse_cc(const TableReader& r, const NicConfig& nic, TransportKind transport,
+                             const transport::CcConfig& start = {});
 // [transport] of kind "virtuoso" (parse_virtuoso.cc).
 VirtuosoSpec parse_virtuoso(const TableReader& r);
 // Virtuoso's paths need host aliases: paths <= host_aliases (path i uses alias i + 1).

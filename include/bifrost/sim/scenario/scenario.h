@@ -346,6 +346,9 @@ struct RogueSpec {
 // The Bifröst knobs a scenario may set (transport::TransportConfig; docs/transport.md).
 struct TransportSpec {
   TransportKind kind = TransportKind::rc;
+  // profile = "paper" (bifrost-uc / bifrost-rc): the run starts from
+  // transport::TransportConfig::paper() and the keys below start from its values.
+  bool paper_profile = false;
   // kind = "uc": the size of the WRITE messages a flow is posted as (its last is the rest).
   Bytes uc_message{64 * 1024};
   // The software congestion control: kind and parameter blocks (RoGUE: vegas).
@@ -358,6 +361,10 @@ struct TransportSpec {
   Time base_rtt = Time::us(50);
   Time min_rto = Time::us(500);
   Time ack_timer = Time::us(120);
+  // ACK coalescing (TransportConfig::ack_every_wqes / ack_every_bytes / hint_when_idle).
+  uint32_t ack_every_wqes = 32;
+  Bytes ack_every_bytes{32 * 1024};
+  bool hint_when_idle = true;
   // bifrost-uc: software ACKs as SENDs on the data QP instead of on the UD QP, and UD ACKs in
   // the data's class instead of the higher ACK class (Fig. 4(b)'s comparisons).
   bool acks_on_data_qp = false;
