@@ -122,6 +122,10 @@ void Connection::set_rtt_observer(RttObserver observer) {
   sender_->set_rtt_observer(std::move(observer));
 }
 
+void Connection::set_ack_delay_observer(AckDelayObserver observer) {
+  sender_->set_ack_delay_observer(std::move(observer));
+}
+
 uint64_t Connection::write(const MessageBuffer& local, RemoteAddress remote, SendCallback done) {
   return sender_->write(local, remote, std::move(done));
 }

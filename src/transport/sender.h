@@ -46,6 +46,9 @@ class Sender {
   // reliable spaces (an ACK is never resent). False if no staging slot or QP is free.
   bool post_ack(const SoftAck& ack);
   void set_rtt_observer(RttObserver observer) { rtt_observer_ = std::move(observer); }
+  void set_ack_delay_observer(AckDelayObserver observer) {
+    ack_delay_observer_ = std::move(observer);
+  }
   // The receiver half got a grant for one of our large messages.
   void on_grant(uint32_t message_id, uint64_t address, uint32_t rkey);
   void on_send_completion(const rnic::WorkCompletion& wc);
@@ -315,6 +318,7 @@ class Sender {
   uint64_t rtt_holdoff_until_ = 0;
   SenderStats stats_;
   RttObserver rtt_observer_;
+  AckDelayObserver ack_delay_observer_;
   world::Payload scratch_;  // see scratch()
 };
 

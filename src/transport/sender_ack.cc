@@ -105,6 +105,10 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
 
 void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
   ++stats_.acks_received;
+  if (ack_delay_observer_) {  // only when measured: reading the NIC clock has a modelled cost
+    ack_delay_observer_(Time::ns(ack.ack_delay_ns),
+                        endpoint_.clock().nic_now() - ack_received_nic_time);
+  }
   uint64_t acked_bytes = 0;
   uint64_t newest = 0;
   std::optional<Time> sample;

@@ -69,6 +69,8 @@ class Connection final : public EndpointHandler, private PathResyncOwner {
   void set_remote_parameter(RemoteParameter parameter, uint64_t value, ParameterCallback done = {});
   // Called with every RTT sample the sender takes (for measurements; may be empty).
   void set_rtt_observer(RttObserver observer);
+  // Called with every software ACK's delays (for measurements; may be empty).
+  void set_ack_delay_observer(AckDelayObserver observer);
 
   uint32_t id() const { return id_; }
   // The configuration in force on this side, with the parameters the peer set.

@@ -48,5 +48,8 @@ struct Delivery {
 };
 using DeliveryHandler = InplaceFunction<void(const Delivery&), 48>;
 using RttObserver = InplaceFunction<void(Time sample), 32>;
+// Per software ACK (A.4, Fig. 16): the receiver's ACK delay T3' - T2 it reports, and the local
+// delay from the ACK's receive completion T4 (NIC clock) to the sender processing it.
+using AckDelayObserver = InplaceFunction<void(Time ack_delay, Time local_delay), 32>;
 
 }  // namespace bifrost::transport
