@@ -156,6 +156,9 @@ void validate(const Options& o) {
   if (o.ack_every == 0 || o.ack_every > 32) {
     throw Error("--ack_every {} is invalid: a software ACK carries 1 to 32 WQEs", o.ack_every);
   }
+  if (o.ack_bytes == 0 || o.ack_timer_us <= 0) {
+    throw Error("--ack_bytes and --ack_timer must be positive");
+  }
   if (o.base_rtt_us <= 0 || o.min_rto_us <= 0 || o.line_rate_gbps <= 0) {
     throw Error("--base_rtt, --min_rto and --line_rate must be positive");
   }
@@ -169,6 +172,19 @@ std::vector<uint32_t> sizes_of(const Options& o) {
   std::vector<uint32_t> sizes;
   for (uint32_t s = o.min_size(); s <= o.max_size(); s *= 2) sizes.push_back(s);
   return sizes;
+}
+
+// --config paper: the Bifröst flags the command line does not give take TransportConfig::
+// paper()'s values (the RTO floor stays this tool's: it covers the soft NIC's send queue).
+void take_paper_defaults(const CLI::App& app, Options& o) {
+  const transport::TransportConfig paper = transport::TransportConfig::paper();
+  const auto given = [&](const char* flag) { return app.count(flag) > 0; };
+  if (!given("--base_rtt")) o.base_rtt_us = paper.base_rtt.microseconds();
+  if (!given("--chunk_loss_budget")) o.chunk_loss_budget = paper.chunk_loss_budget;
+  if (!given("--ack_every")) o.ack_every = paper.ack_every_wqes;
+  if (!given("--ack_bytes")) o.ack_bytes = paper.ack_every_bytes;
+  if (!given("--ack_timer")) o.ack_timer_us = paper.ack_timer.microseconds();
+  if (!given("--hint_when_idle")) o.hint_when_idle = paper.hint_when_idle;
 }
 
 int run(const Options& o) {
@@ -276,6 +292,16 @@ int main(int argc, char** argv) {
   app.add_option("--ack_every", o.ack_every,
                  "Bifröst: WQEs a software ACK coalesces (1: one ACK per WQE)")
       ->capture_default_str();
+  app.add_option("--ack_bytes", o.ack_bytes, "Bifröst: bytes a software ACK coalesces")
+      ->capture_default_str();
+  app.add_option("--ack_timer", o.ack_timer_us,
+                 "Bifröst: the receiver's longest wait before a software ACK, microseconds")
+      ->capture_default_str();
+  app.add_option("--config", o.config,
+                 "Bifröst: start from the product default or the paper's configuration "
+                 "(TransportConfig::paper(); the Bifröst flags not given take its values)")
+      ->check(CLI::IsMember({"default", "paper"}))
+      ->capture_default_str();
   app.add_option("--chunk_loss_budget", o.chunk_loss_budget,
                  "Bifröst: while losses are seen, chunks shrink so that about this fraction of "
                  "the bytes is sent again (0: chunks ignore loss)")
@@ -343,6 +369,7 @@ int main(int argc, char** argv) {
                "IP ids differ from what the ICRC assumes, so only a bifrost peer accepts them)");
   CLI11_PARSE(app, argc, argv);
   o.connection_given = app.count("-c") > 0;
+  if (o.config == "paper") bifrost::perf::take_paper_defaults(app, o);
   try {
     return bifrost::perf::run(o);
   } catch (const std::exception& e) {

@@ -49,7 +49,12 @@ struct Options {
   std::string cc = "swift";
   // Chunks shrink while losses are seen so that about this fraction is sent again (0: off).
   double chunk_loss_budget = transport::TransportConfig{}.chunk_loss_budget;
-  uint32_t ack_every = 32;  // software ACK coalescing: WQEs per ACK (1: an ACK per WQE)
+  // Bifröst's starting configuration: "default" (TransportConfig{}) or "paper"
+  // (TransportConfig::paper(); the flags below that are not given then take its values).
+  std::string config = "default";
+  uint32_t ack_every = 32;         // software ACK coalescing: WQEs per ACK (1: an ACK per WQE)
+  uint32_t ack_bytes = 32 * 1024;  // ... or bytes per ACK
+  double ack_timer_us = 120;       // ... at the latest after this long
   // false: the hint bit only on the last WQE the window allows (A.1.2 to the letter), so a lone
   // WQE waits for a trigger; true (the transport's default) also on the tail of every burst.
   bool hint_when_idle = true;

@@ -285,7 +285,10 @@ void write_json(const std::string& path, const Options& o, const RunResults& r) 
     const RpcCost cost = rpc_cost(r);
     doc["rpc"] = {{"depth", o.depth},
                   {"response_bytes", o.response_bytes(o.size)},
+                  {"config", o.config},
                   {"ack_every", o.ack_every},
+                  {"ack_bytes", o.ack_bytes},
+                  {"ack_timer_us", o.ack_timer_us},
                   {"hint_when_idle", o.hint_when_idle},
                   {"requests", cost.requests},
                   {"acks_per_request", cost.acks_per_request},

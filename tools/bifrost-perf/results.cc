@@ -26,7 +26,12 @@ nlohmann::json to_json(const SizeResult& r) {
           {"eq1_rtt_samples", r.eq1_samples},
           {"eq1_rtt_p50_us", r.eq1_p50},
           {"eq1_rtt_p99_us", r.eq1_p99},
-          {"eq1_rtt_p999_us", r.eq1_p999}};
+          {"eq1_rtt_p999_us", r.eq1_p999},
+          {"acks_timed", r.acks_timed},
+          {"ack_delay_p50_us", r.ack_delay_p50},
+          {"ack_delay_p99_us", r.ack_delay_p99},
+          {"local_delay_p50_us", r.local_delay_p50},
+          {"local_delay_p99_us", r.local_delay_p99}};
 }
 
 double process_cpu_seconds() {
@@ -57,6 +62,11 @@ SizeResult size_result_from_json(const nlohmann::json& j) {
   r.eq1_p50 = j.at("eq1_rtt_p50_us").get<double>();
   r.eq1_p99 = j.at("eq1_rtt_p99_us").get<double>();
   r.eq1_p999 = j.at("eq1_rtt_p999_us").get<double>();
+  r.acks_timed = real::integer_field<uint64_t>(j, "acks_timed");
+  r.ack_delay_p50 = j.at("ack_delay_p50_us").get<double>();
+  r.ack_delay_p99 = j.at("ack_delay_p99_us").get<double>();
+  r.local_delay_p50 = j.at("local_delay_p50_us").get<double>();
+  r.local_delay_p99 = j.at("local_delay_p99_us").get<double>();
   return r;
 }
 

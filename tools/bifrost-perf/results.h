@@ -23,6 +23,10 @@ struct SizeResult {
   // whenever the connection took a new sample since the last look, in microseconds.
   uint64_t eq1_samples = 0;
   double eq1_p50 = 0, eq1_p99 = 0, eq1_p999 = 0;
+  // rpc_bw: per software ACK for the requests (A.4 / Fig. 16), microseconds: the server's ACK
+  // delay T3' - T2 and the client's local delay from the ACK's arrival T4 to processing it.
+  uint64_t acks_timed = 0;
+  double ack_delay_p50 = 0, ack_delay_p99 = 0, local_delay_p50 = 0, local_delay_p99 = 0;
 };
 
 // A client's run of one size: the result row, and what it checked itself (echoes, READs,

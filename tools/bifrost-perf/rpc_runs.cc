@@ -44,7 +44,17 @@ class RpcBwClient final : public Runner {
   RpcBwClient(Session& s, uint32_t size)
       : Runner(s, size),
         tally_(o_, s.qp_count(), size, s.loop().now()),
-        channels_(open_channels(s)) {}
+        channels_(open_channels(s)) {
+    for (size_t c = 0; c < s.qp_count(); ++c) {
+      s.connection(c).set_ack_delay_observer([this](Time ack_delay, Time local_delay) {
+        ack_delays_.push_back(ack_delay.microseconds());
+        local_delays_.push_back(local_delay.microseconds());
+      });
+    }
+  }
+  ~RpcBwClient() override {
+    for (size_t c = 0; c < s_.qp_count(); ++c) s_.connection(c).set_ack_delay_observer({});
+  }
 
   SizeResult result() {
     SizeResult r = tally_.result(start_, peak_bps_);
@@ -54,6 +64,13 @@ class RpcBwClient final : public Runner {
     r.eq1_p50 = eq1.t_typical;
     r.eq1_p99 = eq1.t_p99;
     r.eq1_p999 = eq1.t_p999;
+    const SizeResult ack = latency_result(ack_delays_, size_);
+    const SizeResult local = latency_result(local_delays_, size_);
+    r.acks_timed = ack.iterations;
+    r.ack_delay_p50 = ack.t_typical;
+    r.ack_delay_p99 = ack.t_p99;
+    r.local_delay_p50 = local.t_typical;
+    r.local_delay_p99 = local.t_p99;
     return r;
   }
   void settle() { settle_channels(s_, channels_); }
@@ -122,6 +139,7 @@ class RpcBwClient final : public Runner {
   std::vector<std::unique_ptr<RpcChannel>> channels_;
   std::vector<double> samples_;  // RPC round trips, microseconds
   std::vector<double> eq1_samples_;
+  std::vector<double> ack_delays_, local_delays_;  // per software ACK, microseconds
   std::vector<uint64_t> eq1_seen_ = std::vector<uint64_t>(s_.qp_count(), 0);
   std::vector<std::byte> scratch_;
 };

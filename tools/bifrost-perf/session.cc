@@ -42,6 +42,9 @@ nlohmann::json settings_of(const Options& o) {
           {"chunk_loss_budget", o.chunk_loss_budget},
           {"ecn", o.ecn},
           {"ack_every", o.ack_every},
+          {"ack_bytes", o.ack_bytes},
+          {"ack_timer_us", o.ack_timer_us},
+          {"config", o.config},
           {"qp_timeout", o.qp_timeout},
           {"bifrost_rc_timeout", o.bifrost_rc_timeout},
           {"hint_when_idle", o.hint_when_idle},
@@ -57,7 +60,8 @@ nlohmann::json settings_of(const Options& o) {
 }
 
 transport::TransportConfig transport_config(const Options& o) {
-  transport::TransportConfig c;
+  transport::TransportConfig c =
+      o.config == "paper" ? transport::TransportConfig::paper() : transport::TransportConfig{};
   c.reliability = o.transport == "bifrost-rc" ? transport::Reliability::hardware_rc
                                               : transport::Reliability::software_uc;
   c.mtu = o.mtu;
@@ -67,6 +71,8 @@ transport::TransportConfig transport_config(const Options& o) {
   c.cc.kind = transport::parse_cc_kind(o.cc);
   c.chunk_loss_budget = o.chunk_loss_budget;
   c.ack_every_wqes = o.ack_every;
+  c.ack_every_bytes = o.ack_bytes;
+  c.ack_timer = Time::from_seconds(o.ack_timer_us / 1e6);
   c.hint_when_idle = o.hint_when_idle;
   // A reconnect is agreed by control messages the peer's event loop answers; on a loaded host
   // it may not get to them for milliseconds (the transport's 10 x 1 ms gave up on every QP of
