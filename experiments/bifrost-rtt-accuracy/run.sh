@@ -6,7 +6,10 @@
 #   data_qp      SENDs on the connection's data QP: also behind the QP's own queued data
 # plus `reference`: no reverse traffic, so nothing queues on either path. Writes results.csv
 # (transport_rtt.csv's h0 -> h1 row per run) and rtt.png here; runs go to out/bifrost-rtt-accuracy/.
-#   experiments/bifrost-rtt-accuracy/run.sh      # 4 runs x SEEDS, about 1 min per seed
+# Then the headline: the paper's own setup (paper_setup.toml.in: one client, one server, 64 QPs
+# of 1 MB RPCs, the paper's configuration) for the three ACK paths, into
+# results_paper_setup.csv; the four runs above are our earlier setup, kept as sensitivity rows.
+#   experiments/bifrost-rtt-accuracy/run.sh      # 7 runs x SEEDS, about 1 min per seed
 # Environment: SEEDS ("1 2 3"), DURATION ("20ms"), REVERSE_LOAD (0.9), CROSS_LOAD (0.5),
 # OUT, RESULTS.
 set -euo pipefail
@@ -53,6 +56,23 @@ PY
       echo "  failed, see $dir/run.log" >&2; tail -n 3 "$dir/run.log" >&2; exit 1; }
   done
 done
+# The paper's own setup (paper_setup.toml.in): the headline rows, results_paper_setup.csv.
+for seed in $seeds; do
+  for config in ud_priority ud_same data_qp; do
+    dir="$out/paper_setup/seed$seed/$config"
+    mkdir -p "$dir"
+    keys="$(ack_keys "$config")"
+    python3 -c 'import sys; src, dst, keys, seed, duration = sys.argv[1:]
+text = open(src).read()
+for k, v in {"ACK_KEYS": keys, "SEED": seed, "DURATION": duration}.items():
+    text = text.replace(f"@{k}@", v)
+open(dst, "w").write(text)' "$here/paper_setup.toml.in" "$dir/scenario.toml" "$keys" "$seed" "$duration"
+    echo "[$(( $(date +%s) - start ))s] paper setup, seed $seed: $config" >&2
+    nice -n 5 "$tool" run "$dir/scenario.toml" --out "$dir" --quiet >"$dir/run.log" 2>&1 || {
+      echo "  failed, see $dir/run.log" >&2; tail -n 3 "$dir/run.log" >&2; exit 1; }
+  done
+done
+python3 "$here/summarize.py" --paper-setup "$out/paper_setup" "$results/results_paper_setup.csv"
 python3 "$here/summarize.py" "$out" "$results/results.csv"
 /usr/bin/python3 "$here/plot.py" "$results/results.csv" "$results/rtt.png"
 echo "done in $(( $(date +%s) - start )) s: $results/results.csv, $results/rtt.png" >&2

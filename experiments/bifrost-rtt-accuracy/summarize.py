@@ -3,9 +3,15 @@
 sender took towards host 1 (transport_rtt.csv), their excess over the reference run of the
 same seed (no reverse traffic), and the measured stream's mean FCT and goodput (flows.csv).
 
-Usage: summarize.py OUT_DIR RESULTS_CSV"""
+With --paper-setup, OUT_DIR holds the paper-setup runs (seed*/<ack path>/): per run, the RTT
+samples of all 64 connections of host 0 together (transport_rtt.csv's h0 -> h1 rows), the
+requests done and their goodput (closed_loop.csv) and the transport's timeouts and resends
+(run.log).
+
+Usage: summarize.py [--paper-setup] OUT_DIR RESULTS_CSV"""
 import csv
 import pathlib
+import re
 import sys
 
 CONFIGS = ["reference", "ud_priority", "ud_same", "data_qp"]
@@ -33,7 +39,47 @@ def measured_flows(run):
     return {"measured_flows": total, "measured_done": done, "measured_mean_fct_us": mean}
 
 
+def paper_setup_row(run):
+    lanes = [r for r in csv.DictReader(open(run / "transport_rtt.csv")) if r["src"] == "h0"]
+    samples = sum(int(float(r["samples"])) for r in lanes)
+    loop = next(csv.DictReader(open(run / "closed_loop.csv")))
+    log = open(run / "run.log").read()
+    counters = re.search(r"(\d+) WQEs retransmitted, .*?, (\d+) timeouts", log)
+    return {"connections": len(lanes), "samples": samples,
+            "min_us": min(float(r["min_us"]) for r in lanes),
+            "mean_us": sum(float(r["mean_us"]) * float(r["samples"]) for r in lanes) / samples,
+            # the worst connection's percentiles (the connections' samples are not kept)
+            "p99_us": max(float(r["p99_us"]) for r in lanes),
+            "p999_us": max(float(r["p999_us"]) for r in lanes),
+            "max_us": max(float(r["max_us"]) for r in lanes),
+            "requests_done": int(loop["completed"]), "goodput_gbps": float(loop["goodput_gbps"]),
+            "wqes_retransmitted": int(counters.group(1)), "timeouts": int(counters.group(2))}
+
+
+def write(rows, results):
+    with open(results, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        for row in rows:
+            w.writerow({k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in row.items()})
+
+
+def paper_setup(out, results):
+    rows = []
+    for seed_dir in sorted(out.glob("seed*")):
+        for config in CONFIGS[1:]:
+            run = seed_dir / config
+            if (run / "transport_rtt.csv").exists():
+                rows.append({"seed": seed_dir.name[4:], "config": config, **paper_setup_row(run)})
+    if not rows:
+        raise SystemExit(f"no runs under {out}")
+    write(rows, results)
+
+
 def main():
+    if sys.argv[1] == "--paper-setup":
+        paper_setup(pathlib.Path(sys.argv[2]), sys.argv[3])
+        return
     out, results = pathlib.Path(sys.argv[1]), sys.argv[2]
     rows = []
     for seed_dir in sorted(out.glob("seed*")):
@@ -50,11 +96,7 @@ def main():
             rows.append(row)
     if not rows:
         raise SystemExit(f"no runs under {out}")
-    with open(results, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        for row in rows:
-            w.writerow({k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in row.items()})
+    write(rows, results)
 
 
 if __name__ == "__main__":
