@@ -292,6 +292,9 @@ int main(int argc, char** argv) {
   app.add_option("--ack_every", o.ack_every,
                  "Bifröst: WQEs a software ACK coalesces (1: one ACK per WQE)")
       ->capture_default_str();
+  app.add_option("--chunking", o.chunking,
+                 "Bifröst: cut large messages into chunks (0: one WRITE per message)")
+      ->capture_default_str();
   app.add_option("--ack_bytes", o.ack_bytes, "Bifröst: bytes a software ACK coalesces")
       ->capture_default_str();
   app.add_option("--ack_timer", o.ack_timer_us,

@@ -52,6 +52,7 @@ struct Options {
   // Bifröst's starting configuration: "default" (TransportConfig{}) or "paper"
   // (TransportConfig::paper(); the flags below that are not given then take its values).
   std::string config = "default";
+  bool chunking = true;            // false: a large message is one WRITE (ARDMA's way), not chunks
   uint32_t ack_every = 32;         // software ACK coalescing: WQEs per ACK (1: an ACK per WQE)
   uint32_t ack_bytes = 32 * 1024;  // ... or bytes per ACK
   double ack_timer_us = 120;       // ... at the latest after this long

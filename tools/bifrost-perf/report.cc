@@ -286,6 +286,7 @@ void write_json(const std::string& path, const Options& o, const RunResults& r) 
     doc["rpc"] = {{"depth", o.depth},
                   {"response_bytes", o.response_bytes(o.size)},
                   {"config", o.config},
+                  {"chunking", o.chunking},
                   {"ack_every", o.ack_every},
                   {"ack_bytes", o.ack_bytes},
                   {"ack_timer_us", o.ack_timer_us},

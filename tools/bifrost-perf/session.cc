@@ -45,6 +45,7 @@ nlohmann::json settings_of(const Options& o) {
           {"ack_bytes", o.ack_bytes},
           {"ack_timer_us", o.ack_timer_us},
           {"config", o.config},
+          {"chunking", o.chunking},
           {"qp_timeout", o.qp_timeout},
           {"bifrost_rc_timeout", o.bifrost_rc_timeout},
           {"hint_when_idle", o.hint_when_idle},
@@ -70,6 +71,7 @@ transport::TransportConfig transport_config(const Options& o) {
   c.line_rate_bps = static_cast<uint64_t>(o.line_rate_gbps * 1e9);
   c.cc.kind = transport::parse_cc_kind(o.cc);
   c.chunk_loss_budget = o.chunk_loss_budget;
+  c.chunking = o.chunking;
   c.ack_every_wqes = o.ack_every;
   c.ack_every_bytes = o.ack_bytes;
   c.ack_timer = Time::from_seconds(o.ack_timer_us / 1e6);
