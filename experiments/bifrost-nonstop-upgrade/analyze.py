@@ -14,8 +14,8 @@ import sys
 PHASES = [("plain_rc", 2, 20), ("bifrost_lossless", 20, 40), ("bifrost_lossy", 40, 60)]
 SWITCHES_MS = (20, 40)
 SERVER_LINK = "switch->h0"
-RUNS = ("upgrade", "plain_rc_only", "bifrost_only", "bifrost_only_base20us",
-        "bifrost_only_base10us")
+RUNS = ("upgrade", "plain_rc_only", "bifrost_only", "upgrade_default", "bifrost_only_default",
+        "bifrost_only_base20us", "bifrost_only_base10us")
 
 
 def nearest_rank(values, p):
@@ -41,7 +41,20 @@ def load(folder):
     return gbps, rpcs, loops, summary
 
 
-def phase_row(run, phase, lo, hi, gbps, rpcs, loops, summary):
+def pauses_until(runs, run, ms, summary):
+    """PFC pauses (count, paused us) from 0 to `ms`: run.sh's run cut there, or the whole run."""
+    cut = os.path.join(runs, f"{run}_cut{ms}ms", "summary.json")
+    if ms >= 60:
+        p = summary["pauses"]
+    elif os.path.exists(cut):
+        with open(cut) as f:
+            p = json.load(f)["pauses"]
+    else:
+        return None
+    return p["count"], p["paused_ps"] / 1e6
+
+
+def phase_row(run, phase, lo, hi, gbps, rpcs, loops, summary, runs):
     samples = [gbps.get(ms, 0.0) for ms in range(lo, hi)]
     mean = statistics.mean(samples)
     row = {"run": run, "phase": phase, "from_ms": lo, "to_ms": hi,
@@ -58,6 +71,11 @@ def phase_row(run, phase, lo, hi, gbps, rpcs, loops, summary):
     row["failed"] = sum(int(l["failed"]) for l in loops)
     row["run_drops"] = summary["drops"]["total"]
     row["run_pauses"] = summary["pauses"]["count"]
+    # This phase's pauses: from its start (0 for the first) to its end, by cut runs.
+    start = pauses_until(runs, run, lo, summary) if lo > 2 else (0, 0.0)
+    end = pauses_until(runs, run, hi, summary)
+    row["phase_pauses"] = end[0] - start[0] if start and end else ""
+    row["phase_paused_us"] = f"{end[1] - start[1]:.1f}" if start and end else ""
     # The NICs' recovery counters over the whole run (summary.json "nic"), not per phase.
     for k in ("retransmitted", "timeouts", "naks_sent", "delayed_acks", "cnps_sent"):
         row[f"run_nic_{k}"] = summary.get("nic", {}).get(k, "")
@@ -72,7 +90,7 @@ def main(runs, out):
         if unfinished:
             sys.exit(f"{run}: {len(unfinished)} RPCs never completed")
         for phase, lo, hi in PHASES:
-            rows.append(phase_row(run, phase, lo, hi, gbps, rpcs, loops, summary))
+            rows.append(phase_row(run, phase, lo, hi, gbps, rpcs, loops, summary, runs))
         for ms in range(0, 60):
             small = [r["fct_us"] for r in rpcs if r["tag"] == "small" and ms <= r["start_ms"] < ms + 1]
             bulk = [r["fct_us"] for r in rpcs if r["tag"] == "bulk" and ms <= r["start_ms"] < ms + 1]

@@ -10,9 +10,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-RUNS = [("upgrade", "upgrade (Bifröst at 20 ms, PFC/DCQCN off at 40 ms)", "C0"),
+RUNS = [("upgrade", "upgrade, paper config (Bifröst at 20 ms, PFC/DCQCN off at 40 ms)", "C0"),
         ("plain_rc_only", "plain RC + PFC + DCQCN throughout", "C1"),
-        ("bifrost_only", "Bifröst UC, no PFC/DCQCN, throughout", "C2")]
+        ("bifrost_only", "Bifröst UC, no PFC/DCQCN, throughout", "C2"),
+        ("upgrade_default", "upgrade, Bifröst's product default", "C3")]
 
 
 def main(folder):
@@ -21,7 +22,7 @@ def main(folder):
     for run, label, color in RUNS:
         mine = [r for r in rows if r["run"] == run]
         ms = [int(r["ms"]) for r in mine]
-        style = "-" if run == "upgrade" else ":"
+        style = "-" if run.startswith("upgrade") else ":"
         axes[0].plot(ms, [float(r["server_gbps"]) for r in mine], style, color=color, label=label)
         for ax, key in ((axes[1], "bulk_mean_us"), (axes[2], "small_mean_us")):
             pts = [(int(r["ms"]), float(r[key])) for r in mine if r[key]]
