@@ -287,8 +287,9 @@ constexpr BadFile kBadFiles[] = {
      "other keys are Bifröst's); valid keys: kind"},
     {"bad_transport_key_for_uc.toml",
      "bad_transport_key_for_uc.toml:10:1: transport: unknown key \"rc_retry_cnt\" for kind "
-     "\"bifrost-uc\"; valid keys: kind, cc, chunking, unit_size, max_chunk, chunk_loss_budget, "
-     "send_threshold, base_rtt, min_rto, ack_timer, backup_qps, ack_path, ack_priority"},
+     "\"bifrost-uc\"; valid keys: kind, profile, cc, chunking, unit_size, max_chunk, "
+     "chunk_loss_budget, send_threshold, base_rtt, min_rto, ack_timer, ack_every_wqes, "
+     "ack_every_bytes, hint_when_idle, backup_qps, ack_path, ack_priority"},
     {"bad_transport_ack_priority_on_data_qp.toml",
      "bad_transport_ack_priority_on_data_qp.toml:11:16: transport.ack_priority: applies to ACKs "
      "on the UD QP; ack_path = \"data_qp\" sends them in the data's class on the data QP"},
