@@ -2,8 +2,9 @@
 # The Bifröst paper's Fig. 10: throughput of ConnectX-4-like vs ConnectX-5-like hosts sharing a
 # lossless cluster, over plain RC (the NICs' go-back-N and DCQCN) and over Bifröst (software CC),
 # with a sweep of the profiles' named difference (CX-5's DCQCN rate-increase timer and byte
-# counter). Writes results.csv and hybrid_cluster.png here. About 30 seconds once bifrost-sim
-# is built.
+# counter). First the paper's setup (a full mesh of 16 hosts at 50 Gb/s, results_mesh.csv, about
+# 3 min), then our earlier 16:1 incast (results.csv, hybrid_cluster.png, about 1 min).
+# MESH_ONLY=1 stops after the mesh; SKIP_MESH=1 runs only the incast.
 #
 #   experiments/bifrost-hybrid-cluster/run.sh
 #   SEEDS=1 POINTS="same profiles" experiments/bifrost-hybrid-cluster/run.sh   # a quick look
@@ -30,6 +31,26 @@ run_one() {  # system point seed
   grep -E "^closed loop" "$tmp/stdout" | sed 's/ (.*), / /' >&2 || true
 }
 
+# Headline: the paper's full mesh (mesh.toml.in, mesh.py), one seed (the seed changes only ECN
+# marking), 30 ms; the CX-5 points that move plain RC most in the incast below, and Bifröst.
+mesh_duration_ms="${MESH_DURATION_MS:-30}"
+mesh_points="${MESH_POINTS:-same T150us T55us B256KB profiles}"
+run_mesh() {  # system point
+  echo "== full mesh: $1, CX-5 point $2" >&2
+  /usr/bin/python3 "$here/mesh.py" scenario "$here/mesh.toml.in" "$1" "$2" 1 \
+    "${mesh_duration_ms}ms" >"$tmp/s.toml"
+  "$tool" run "$tmp/s.toml" --out "$tmp/mesh/$1:$2:1" --quiet >"$tmp/stdout" 2>"$tmp/stderr" ||
+    { cat "$tmp/stderr" >&2; exit 1; }
+}
+if [ "${SKIP_MESH:-0}" != 1 ]; then
+  for point in $mesh_points; do run_mesh plain_rc "$point"; done
+  run_mesh bifrost_rc_dcqcn profiles
+  for system in $systems_once; do run_mesh "$system" profiles; done
+  /usr/bin/python3 "$here/mesh.py" results "$tmp/mesh" "$mesh_duration_ms" "$here/results_mesh.csv"
+fi
+[ "${MESH_ONLY:-0}" = 1 ] && exit 0
+
+# Sensitivity: our earlier 16:1 incast into one server (scenario.toml.in), every CX-5 point.
 for seed in $seeds; do
   for system in $systems_swept; do
     for point in $points; do run_one "$system" "$point" "$seed"; done
