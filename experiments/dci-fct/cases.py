@@ -103,14 +103,18 @@ CASES = {
 }
 
 
-def make(case, point, template, out, seed, flow_control):
-    workloads = CASES[case][0](point)
-    links = CASES[case][2]
+def scenario(case, point, template, seed, flow_control):
+    """The scenario text of one run (experiments/dci-buffer uses 9b's too)."""
     text = open(template).read()
-    for key, value in {"SEED": seed, "DCI_LINKS": str(links), "WORKLOADS": workloads,
+    for key, value in {"SEED": seed, "DCI_LINKS": str(CASES[case][2]),
+                       "WORKLOADS": CASES[case][0](point),
                        "DCI_FLOW_CONTROL": flow_control}.items():
         text = text.replace(f"@{key}@", value)
-    open(out, "w").write(text)
+    return text
+
+
+def make(case, point, template, out, seed, flow_control):
+    open(out, "w").write(scenario(case, point, template, seed, flow_control))
 
 
 def main():
