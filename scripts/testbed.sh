@@ -176,7 +176,8 @@ if [ -n "$cmd_a" ]; then
   ip netns exec "$ns_a" sh -c "$cmd_a" || status=$?
 fi
 if [ -n "$pid_b" ]; then
-  wait "$pid_b" || { [ "$status" -eq 0 ] && status=$?; } || true
+  # a's status first; b's if a succeeded (kept before the test, which resets $?)
+  wait "$pid_b" || { b_status=$?; [ "$status" -ne 0 ] || status=$b_status; }
   pid_b=
 fi
 

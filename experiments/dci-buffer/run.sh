@@ -10,7 +10,7 @@ set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 seed="${SEED:-2}"
 out="${OUT:-$root/out/dci-buffer}"
-template="$root/experiments/dci-fct/topology_a.toml.in"
+template="$root/experiments/dci-fct/testbed.toml.in"
 cd "$root"
 build_sim
 mkdir -p "$out"

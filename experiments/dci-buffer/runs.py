@@ -1,6 +1,6 @@
 """Scenarios, sizing probes and the CSVs of experiments/dci-buffer (run.sh calls it).
 
-  runs.py make TEMPLATE OUT.toml SEED N FLOW_CONTROL   # one topology A scenario (dci-fct's)
+  runs.py make TEMPLATE OUT.toml SEED N FLOW_CONTROL   # one topology A scenario (dci-fct's 9b)
   runs.py probe TOOL TEMPLATE SLOT                     # Bifrost H + k S the code derives for SLOT
   runs.py arithmetic SIZING.json ARITHMETIC.csv XOFF.csv
   runs.py summarize OUT_DIR RESULTS.csv
@@ -18,6 +18,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "dci-fct"))
+import cases  # noqa: E402  (experiments/dci-fct/cases.py)
+
 MIB = 2**20
 RATE_BPS = 100e9  # each long link of topology A
 ONE_WAY_S = 400e-6  # 80 km
@@ -31,14 +34,8 @@ def rs_t(slot_us):
 
 
 def fill(template, seed, n, flow_control):
-    senders, rounds, per_host = ("[0]", 1, 1) if n == 1 else ("[0, 1]", n // 2, n // 2)
-    text = pathlib.Path(template).read_text()
-    # Twice what one flow's share of a 100 Gb/s host link carries in the 130 ms run (dci-fct).
-    values = {"SEED": str(seed), "SENDERS": senders, "ROUNDS": str(rounds),
-              "SIZE": f"{3250 // per_host}MB", "DCI_FLOW_CONTROL": flow_control}
-    for key, value in values.items():
-        text = text.replace(f"@{key}@", value)
-    return text
+    """Topology A with n bandwidth flows: dci-fct's Fig. 9b scenario."""
+    return cases.scenario("9b", str(n), template, str(seed), flow_control)
 
 
 def dci_table(slot, buffer=None):

@@ -1,6 +1,7 @@
-"""Average and p99 FCT of the 8 KB latency flows against the number of bandwidth flows, PFC vs
-Bifrost DCI vs SWING on the long links (results CSVs of run.sh). The first CSV gives the bars,
-any further ones (other seeds) are drawn as dots on them.
+"""Average and p99 FCT of the 8 KB latency flows at each point of a case (the CSV's second
+column: the number of bandwidth flows, their size, or case B's reading), PFC vs Bifrost DCI (vs
+SWING) on the long links (results CSVs of run.sh). The first CSV gives the bars, any further
+ones (other seeds) are drawn as dots on them.
 
 usage: /usr/bin/python3 plot.py RESULTS_CSV [MORE_RESULTS_CSV ...] PNG
 """
@@ -13,8 +14,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def value(rows, scheme, n, column):
-    match = [r for r in rows if r["scheme"] == scheme and int(r["bandwidth_flows"]) == n]
+def value(rows, scheme, point, column):
+    key = list(rows[0])[1]
+    match = [r for r in rows if r["scheme"] == scheme and r[key] == point]
     return float(match[0][column]) if match and match[0][column] else None
 
 
@@ -22,7 +24,8 @@ def main():
     *results, png = sys.argv[1:]
     runs = [list(csv.DictReader(open(path))) for path in results]
     rows = runs[0]
-    flows = sorted({int(r["bandwidth_flows"]) for r in rows})
+    key = list(rows[0])[1]
+    flows = list(dict.fromkeys(r[key] for r in rows))  # in the CSV's order
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.5), sharey=True)
     for ax, column, title in ((axes[0], "mean_fct_us", "average"), (axes[1], "p99_fct_us", "p99")):
         schemes = [s for s in (("pfc", "PFC"), ("dci", "Bifrost DCI"), ("swing", "SWING"))
@@ -38,8 +41,8 @@ def main():
                 dots = [(x, v) for x, v in dots if v is not None]
                 ax.plot([x for x, _ in dots], [v for _, v in dots], "o", ms=3,
                         color="black", markerfacecolor=bars.patches[0].get_facecolor())
-        ax.set_xticks(range(len(flows)), [str(n) for n in flows])
-        ax.set_xlabel("bandwidth flows")
+        ax.set_xticks(range(len(flows)), flows)
+        ax.set_xlabel(key.replace("_", " "))
         ax.set_title(f"{title} FCT of 8 KB flows")
     axes[0].set_ylabel("FCT (us), 400 us one way included")
     axes[0].legend(title="bars: first CSV, dots: others" if len(runs) > 1 else None,

@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
-# FCT of 8 KB flows under N bandwidth flows on topology A, PFC vs Bifrost DCI vs SWING on the long
+# FCT of 8 KB latency flows on Fig. 9's testbed, PFC vs Bifrost DCI (vs SWING in 9b) on the long
 # links (see README.md). Builds bifrost-sim in the Release build, writes one scenario per
-# (scheme, N) from topology_a.toml.in, runs them and writes results.csv (results_seed<S>.csv
-# for another SEED) and fct.png here: results.csv as bars, the results_seed*.csv found here as
-# dots.
+# (scheme, point) with cases.py from testbed.toml.in, runs them and writes the case's results
+# CSV and plot here. CASE picks the case (Fig. 9a, 9b, 9c, 9d); 9b's files keep their names
+# (results.csv, results_seed<S>.csv for another SEED, fct.png: results.csv as bars, the
+# results_seed*.csv found here as dots), the others are results_<case>.csv and fct_<case>.png.
 #
-#   experiments/dci-fct/run.sh                 # N = 1 8 32 128, PFC, Bifrost DCI and SWING
+#   experiments/dci-fct/run.sh                 # 9b: N = 1 8 32 128, PFC, Bifrost DCI and SWING
 #   SEED=2 OUT=out/dci-fct-seed2 experiments/dci-fct/run.sh   # a second seed
 #   FLOWS="8" SCHEMES="dci" experiments/dci-fct/run.sh   # one N, one scheme
+#   CASE=9a experiments/dci-fct/run.sh         # bandwidth flow size 64 KB..4 MB, PFC and DCI
+#   CASE=9c experiments/dci-fct/run.sh         # case B, both readings of its intra-DC flow
+#   CASE=9d experiments/dci-fct/run.sh         # case C, three long links, N = 3 8 32 128
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
-flows="${FLOWS:-1 8 32 128}"
-schemes="${SCHEMES:-pfc dci swing}"
+case_="${CASE:-9b}"
+flows="${FLOWS:-$(python3 "$here/cases.py" points "$case_")}"
+if [ "$case_" = 9b ]; then default_schemes="pfc dci swing"; else default_schemes="pfc dci"; fi
+schemes="${SCHEMES:-$default_schemes}"
 seed="${SEED:-1}"
 pfc_mode="${PFC:-paper}"   # paper (XOFF = XON 6 MiB + 9.5 MiB headroom) or ours (XOFF 10 MB)
-out="${OUT:-$root/out/dci-fct}"
 suffix=""
-if [ "$pfc_mode" != paper ]; then suffix="_pfc$pfc_mode"; fi
+if [ "$case_" != 9b ]; then suffix="_$case_"; fi
+out="${OUT:-$root/out/dci-fct$suffix}"
+if [ "$pfc_mode" != paper ]; then suffix="${suffix}_pfc$pfc_mode"; fi
 if [ "$seed" = 1 ]; then results="$here/results$suffix.csv"; else results="$here/results_seed$seed$suffix.csv"; fi
 
 cd "$root"
@@ -48,29 +55,16 @@ flow_control() {
 }
 
 for n in $flows; do
-  if [ "$n" -eq 1 ]; then senders="[0]"; rounds=1; per_host=1; else
-    senders="[0, 1]"; rounds=$(( n / 2 )); per_host=$(( n / 2 )); fi
-  # Twice what one flow's share of a 100 Gb/s host link carries in the 130 ms run (1625 MB).
-  size="$(( 3250 / per_host ))MB"
   for scheme in $schemes; do
-    name="${scheme}_n${n}"
-    fc="$(flow_control "$scheme")"
-    python3 - "$here/topology_a.toml.in" "$out/$name.toml" "$seed" "$senders" "$rounds" \
-      "$size" "$fc" <<'PY'
-import sys
-src, dst, seed, senders, rounds, size, fc = sys.argv[1:]
-text = open(src).read()
-for key, value in {"SEED": seed, "SENDERS": senders, "ROUNDS": rounds, "SIZE": size,
-                   "DCI_FLOW_CONTROL": fc}.items():
-    text = text.replace(f"@{key}@", value)
-open(dst, "w").write(text)
-PY
+    name="${scheme}_$n"
+    python3 "$here/cases.py" make "$case_" "$n" "$here/testbed.toml.in" "$out/$name.toml" \
+      "$seed" "$(flow_control "$scheme")"
     echo "== $name" >&2
     "$tool" run "$out/$name.toml" --out "$out/$name" --quiet | tail -n 3 >&2
   done
 done
 
-/usr/bin/python3 "$here/summarize.py" "$out" "$results"
+/usr/bin/python3 "$here/summarize.py" "$case_" "$out" "$results"
 # Seed 1 as bars, the other seeds' results as dots.
 csvs=()
 for f in "$here/results$suffix.csv" "$here"/results_seed?$suffix.csv; do

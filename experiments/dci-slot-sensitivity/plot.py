@@ -1,4 +1,4 @@
-"""Fig. 11, scaled: Bifrost DCI's average and p99 FCT of inter-DC flows against its time slot T,
+"""Fig. 11: Bifrost DCI's average and p99 FCT of inter-DC flows against its time slot T,
 with PFC as the reference line, and the buffer each T needs (H + k S, as the code derives it)
 against PFC's XOFF + headroom (results.csv of run.sh).
 
@@ -16,12 +16,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 def main():
     results, png = sys.argv[1], sys.argv[2]
     rows = list(csv.DictReader(open(results)))
-    sets = sorted({(r["cc"], r["dci_length"]) for r in rows})
+    # One row of panels per (congestion control, length, workload).
+    sets = sorted({(r["cc"], r["dci_length"], r["cdf"]) for r in rows})
     fig, axes = plt.subplots(len(sets), 3, figsize=(13, 3.6 * len(sets)), squeeze=False)
-    for i, (cc, length) in enumerate(sets):
-        sel = [r for r in rows if (r["cc"], r["dci_length"]) == (cc, length)]
-        dci = sorted((float(r["slot_us"]), r) for r in sel
-                     if r["scheme"] == "bifrost" and r["mean_fct_us"])
+    for i, (cc, length, cdf) in enumerate(sets):
+        sel = [r for r in rows if (r["cc"], r["dci_length"], r["cdf"]) == (cc, length, cdf)]
+        dci = sorted(((float(r["slot_us"]), r) for r in sel
+                      if r["scheme"] == "bifrost" and r["mean_fct_us"]), key=lambda x: x[0])
         pfc = [r for r in sel if r["scheme"] == "pfc" and r["mean_fct_us"]]
         xs = [x for x, _ in dci]
         workload = f"{sel[0]['cdf']} {float(sel[0]['load']):.0%}, {length}, " + (

@@ -10,6 +10,8 @@
 #   RUN_DIR=/tmp/qps experiments/fasr-qp-scale/run.sh   # keep each point's JSON; a rerun skips
 #                                                       # the points already there
 #   SHAPE=pair experiments/fasr-qp-scale/run.sh         # two NICs, WRITEs only (results_pair.csv)
+#   LEAN=1 ...                                          # also FaSR with its lean SR headers
+#   RESULTS=results_x.csv PNG=x.png ...                 # a partial run's own table and plot
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 qps_list="${QPS:-16 64 256 1024 2048 3072 4096 5000}"
@@ -39,6 +41,8 @@ case "$shape" in
   pair) shape_args=(--opcode write) results=results_pair.csv png=qp_scale_pair.png ;;
   *) echo "run.sh: SHAPE must be paper or pair, not '$shape'" >&2; exit 2 ;;
 esac
+# A partial run (other QPS/BURSTS) can write its own table instead of replacing the headline's.
+results="${RESULTS:-$results}" png="${PNG:-$png}"
 
 cd "$root"
 build_tools bifrost-rnic-loss
@@ -75,6 +79,10 @@ engines() {  # name-prefix qps burst loss-list
   point "$prefix-irn" "$qps" "$burst" "$loss" irn --context-cache-bytes "$sram" --bdp-packets "$irn_bdp" --ack-every 1
   point "$prefix-srnic" "$qps" "$burst" "$loss" srnic --context-cache-bytes "$sram" --ack-every 1
   point "$prefix-fasr" "$qps" "$burst" "$loss" fasr --context-cache-bytes "$sram" --ack-every 1
+  if [ "${LEAN:-0}" = 1 ]; then
+    point "$prefix-fasrlean" "$qps" "$burst" "$loss" fasr --context-cache-bytes "$sram" \
+      --ack-every 1 --lean-sr-header
+  fi
 }
 for burst in $bursts; do
   for n in $qps_list; do

@@ -58,6 +58,10 @@ Device::Device(world::Scheduler& scheduler, DeviceConfig config)
 }
 
 Device::~Device() {
+  // Sends the port still held complete nowhere: the CQs go with this device, and their
+  // handlers' owners (transport endpoints) may be gone already.
+  held_completions_.clear();
+  pending_departures_.clear();
   detach();
   for (auto& [qpn, qp] : qps_) {
     scheduler_.cancel(qp->scheduling().wake);

@@ -166,6 +166,54 @@ TEST(DciOracleLiteral, UnboundedFTrips) {
             0u);
 }
 
+// count_granted (F += c-hat, at least 0) and reset_negative_f (a negative F reset to 0 on leak
+// slots) are two departures from lines 15 and 17 that bifrost no longer takes (docs/net.md,
+// "Bifrost DCI"): the oracle finds no case the printed F += c without the reset fails. It runs
+// both forms on the cases they were written for, chains of full pauses that wait behind
+// reverse frames and jitter (k = 1, 2, 4), and on the first eight random cases: the printed
+// form must hold wherever the deviated one does. A case that separates them fails this test
+// and is the one to bring the deviation back with.
+void count_granted_and_reset(DciRuleParams& r) {
+  r.deviations.count_granted = true;
+  r.deviations.reset_negative_f = true;
+}
+
+TEST(DciOracleLiteral, PrintedFUpdateAndNoNegativeResetHold) {
+  const OracleVariant deviated{.break_rule = count_granted_and_reset};
+  for (uint32_t k : {1u, 2u, 4u}) {
+    SCOPED_TRACE(::testing::Message() << "chain, k " << k);
+    const OracleDraw d = chain_case(k);
+    const OracleVerdict printed =
+        testing::run_oracle_case(d, OracleVariant{}, 7, Time::us(1500), DrainScript::stop);
+    const OracleVerdict ours =
+        testing::run_oracle_case(d, deviated, 7, Time::us(1500), DrainScript::stop);
+    EXPECT_TRUE(printed.holds()) << describe(d, printed);
+    EXPECT_TRUE(ours.holds()) << describe(d, ours);
+  }
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    const OracleDraw d = testing::draw_oracle_case(seed);
+    const OracleVerdict printed = testing::run_oracle_case(d, OracleVariant{}, seed, Time::ms(2));
+    if (printed.holds()) continue;
+    // Only a case the deviated form holds on counts against the printed one.
+    const OracleVerdict ours = testing::run_oracle_case(d, deviated, seed, Time::ms(2));
+    EXPECT_FALSE(ours.holds()) << "printed: " << describe(d, printed);
+  }
+}
+
+// Nor do the two replace the guard: without it (the paper's one-slot full pauses) a chain of
+// full pauses leaks and drops frames with them as without them (PaperOneSlotFullPausesFailInAChain
+// is the printed form's half of this).
+TEST(DciOracleLiteral, FUpdateAndNegativeResetDoNotStopChainLeaksWithoutTheGuard) {
+  const OracleVariant deviated{.guard = false, .break_rule = count_granted_and_reset};
+  for (uint32_t k : {1u, 2u, 4u}) {
+    const OracleDraw d = chain_case(k);
+    const OracleVerdict v =
+        testing::run_oracle_case(d, deviated, 7, Time::us(1500), DrainScript::stop);
+    EXPECT_GT(v.drops, 0u) << "k " << k << ": " << describe(d, v);
+  }
+}
+
 // A known gap, not a property: with T = 2 us and pauses waiting behind reverse frames, 7 of
 // seeds 1 to 100 trip the oracle at the holding test's 3 ms (46, 60, 64, 74, 84, 90, 96) and 7
 // at 2 ms (46, 60, 67, 88, 90, 96, 98), all with T = 2 us and reverse traffic: F short of the

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <vector>
 
 #include "bifrost/rnic/connect.h"
@@ -71,8 +72,6 @@ struct Sender {
     c.path_mtu = kMtu;
     connect_qp(*qp, c);
   }
-  ~Sender() { device.detach(); }
-
   void send(uint64_t id, uint32_t length) {
     SendWr wr;
     wr.wr_id = id;
@@ -155,6 +154,19 @@ TEST(TransmitCompletion, DestroyingTheQpDropsItsHeldCompletions) {
   s.device.destroy_qp(s.qp->qp_num());
   s.port.take();
   EXPECT_TRUE(poll(*s.cq).empty());
+}
+
+// A device going away completes nothing: its CQs go with it, and their handlers belong to a
+// consumer (a transport endpoint) that may already be gone. Tearing down a pair of endpoints
+// over devices with completions at transmit once called such a handler after its owner died.
+TEST(TransmitCompletion, DestroyingTheDeviceCallsNoCompletionHandler) {
+  auto s = std::make_unique<Sender>(at_transmit());
+  int handled = 0;
+  s->cq->set_handler([&handled] { ++handled; });
+  s->send(1, 2 * kMtu);
+  ASSERT_EQ(s->port.held.size(), 2u);
+  s.reset();
+  EXPECT_EQ(handled, 0);
 }
 
 // RC completes at the ACK; with completions at transmit its CQE also says when the request's

@@ -117,12 +117,14 @@ case "$mode" in
   loopback)
     write0_run
     refused "needs --transport rc" write0_lat --transport rogue-rc
+    refused "contradict each other" write0_lat --busy_poll -e
     loopback_run rc_write 2000 write_bw --transport rogue-rc -q 2
     loopback_run rc_write_1mib 64 write_bw --transport rogue-rc -s 1048576 -t 8
     loopback_run rc_read 1000 read_bw --transport rogue-rc
     loopback_run rc_send 2000 send_bw --transport rogue-rc -s 4096
     loopback_run uc_write 2000 write_bw --transport rogue-uc
     loopback_run rc_read_lat 200 read_lat --transport rogue-rc -s 4096
+    loopback_run rc_read_lat_events 200 read_lat --transport rogue-rc -s 4096 -e
     loopback_run uc_write_lat 200 write_lat --transport rogue-uc -s 64
     refused "UC has no RDMA READ" read_bw --transport rogue-uc
     refused "the transport names the QP type" write_bw --transport rogue-rc -c UC

@@ -8,6 +8,9 @@
 #  - the offers name alias i <-> peer alias i (10.77.i.1 <-> 10.77.i.2) for path i;
 #  - both paths carried data: each path veth sent at least 20% of the bytes (kernel counters),
 #    and, with tshark, every datagram captured on path veth i is between alias pair i;
+#  - same-path recovery: with path 2's packets toward the client dropped for 1.5 s, its QP fails
+#    (RETRY_EXC) and is recovered on the same path: every message still verified, and every
+#    datagram from alias 1.i left from the one UDP source port the report gives for path i;
 #  - bad combinations are refused with a clear error, and --paths beyond the host's addresses
 #    names what is missing.
 # Usage: perf_virtuoso.sh <bifrost-perf> <testbed.sh>
@@ -68,17 +71,27 @@ run() {
         -w $dir/$name.pcapng > $dir/$name.tshark 2>&1 & t=\$!;
       sleep 1.5; $serve; s=\$?; sleep 0.5; kill -INT \$t; wait \$t; exit \$s"
   fi
+  # blackhole=1: path 2's packets from 10.77.2.2 (ACKs, notices) are dropped at the client
+  # from 0.5 to 2 s after it starts, longer than the 0.55 s an RC QP retries at the default
+  # timeout (14: 67 ms, 7 retries); 200 Mbit/s per path keeps the run longer than that.
+  local client="$perf $flags \$BF_B_IP -n $n --out_json $dir/$name.client.json > $dir/$name.client 2>&1"
+  if [ "${blackhole:-0}" -eq 1 ]; then
+    client="(sleep 0.5; nft add table inet bh; \
+      nft add chain inet bh in '{ type filter hook input priority -10; }'; \
+      nft add rule inet bh in ip saddr 10.77.2.2 udp dport 4791 drop; \
+      sleep 1.5; nft delete table inet bh) > $dir/$name.blackhole 2>&1 & $client"
+  fi
   "$testbed" --paths 2 --path-rate 200mbit --counters "$dir/$name.counters.json" --b-delay "$delay" \
-    --b "$serve" \
-    --a "$perf $flags \$BF_B_IP -n $n --out_json $dir/$name.client.json > $dir/$name.client 2>&1" \
+    --b "$serve" --a "$client" \
     >"$dir/$name.testbed" || { cat "$dir/$name".*; exit 1; }
   if [ "$capture" -eq 1 ]; then
     tshark -r "$dir/$name.pcapng" -T fields -E separator=, -e frame.interface_name -e ip.src \
-      -e ip.dst >"$dir/$name.fields.csv" 2>/dev/null
+      -e ip.dst -e udp.srcport >"$dir/$name.fields.csv" 2>/dev/null
   fi
-  python3 - "$dir" "$name" "$n" "$capture" <<'PY'
+  python3 - "$dir" "$name" "$n" "$capture" "${blackhole:-0}" <<'PY'
 import json, sys
 d, name, n, capture = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+blackhole = sys.argv[5] == "1"
 client = json.load(open(f"{d}/{name}.client.json"))
 server = json.load(open(f"{d}/{name}.server.json"))
 counters = json.load(open(f"{d}/{name}.counters.json"))
@@ -93,9 +106,17 @@ ok(client["corrupt"] == 0 and server["corrupt"] == 0 and client["missing"] == 0,
    "nothing corrupt or missing")
 for side in (client, server):
     v = side["counters"]["virtuoso"]
-    ok(v["probes"] == 2 and v["retry_exceeded"] == 0,
+    # With the blackhole, path 2's QP fails on one side or both (the client's WRITEs lose
+    # their ACKs, the server's notices are dropped) and a recovery resets both ends together.
+    if not blackhole:
+        failed = v["retry_exceeded"] == 0
+    else:
+        either = client["counters"]["virtuoso"]["retry_exceeded"] + \
+            server["counters"]["virtuoso"]["retry_exceeded"]
+        failed = either > 0 and v["recoveries"] > 0
+    ok(v["probes"] == 2 and failed,
        f"{side['role']}: {v['probes']} probes, {v['retry_exceeded']} RETRY_EXC, "
-       f"{v['wrs_posted']} WRs for {v['mp_wrs']} MP WRs")
+       f"{v['recoveries']} recoveries, {v['wrs_posted']} WRs for {v['mp_wrs']} MP WRs")
 mine = client["offers"][0]["qp_addresses"]
 theirs = client["peer_offers"][0]["qp_addresses"]
 pairs = [(mine[i]["ip"], theirs[i]["ip"]) for i in range(2)]
@@ -109,17 +130,25 @@ ok(total >= n * 65536, f"{total} bytes on the path veths for {n * 65536} of mess
 if capture:
     rows = [l.strip().split(",") for l in open(f"{d}/{name}.fields.csv") if l.strip()]
     by_dev = {}
-    for dev, src, dst in rows:
+    ports = {}  # alias -> the UDP source ports it sent from
+    for dev, src, dst, sport in rows:
         if src and dst:  # not IPv4 (an IPv6 router solicitation of a new veth)
             by_dev.setdefault(dev, set()).add((src, dst))
+            ports.setdefault(src, set()).add(int(sport))
     ok(len(by_dev) == 2, f"tshark saw datagrams on {sorted(by_dev)}")
     for dev, seen in sorted(by_dev.items()):
         i = int(dev.rsplit("p", 1)[1])
         pair = {(f"10.77.{i}.1", f"10.77.{i}.2"), (f"10.77.{i}.2", f"10.77.{i}.1")}
         ok(seen <= pair and len(seen) == 2, f"{dev} carried alias pair {i} only, both ways: {sorted(seen)}")
+    # A recovered QP keeps its path: the same alias pair and UDP source port as before.
+    for i, path in enumerate(client["counters"]["virtuoso"]["connections"][0]["paths"], 1):
+        sent = ports.get(f"10.77.{i}.1", set())
+        ok(sent == {path["source_port"]}, f"alias 10.77.{i}.1 sent from UDP ports {sorted(sent)}, "
+           f"the report's path {i}: {path['source_port']}")
 PY
 }
 
 run write 200 1 write_bw
 run read 200 0 read_bw
 run send 200 0 send_bw
+blackhole=1 run recover 1500 1 write_bw

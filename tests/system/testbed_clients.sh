@@ -6,7 +6,8 @@
 # server's nftables counted UDP 4791 bytes from each client's own address (so both really went
 # through the bridge to the one server namespace), the summary's aggregate is the sum of the
 # per-client goodputs and its Jain index is in (0.5, 1] (2 clients: 0.5 means one got all).
-# No threshold on speed: the host decides that. Also: --clients with --paths is refused.
+# No threshold on speed: the host decides that. Also: --clients with --paths is refused, and
+# the two-namespace mode exits with the server's status when only the server fails.
 #   testbed_clients.sh <bifrost-perf> <testbed.sh>
 set -euo pipefail
 perf=$1 testbed=$2
@@ -19,6 +20,12 @@ if "$testbed" --clients 2 --paths 1 --a true >"$dir/refused.txt" 2>&1; then
 fi
 grep "excludes --aliases and --paths" "$dir/refused.txt" >/dev/null || { cat "$dir/refused.txt"; exit 1; }
 echo "ok   refused: --clients with --paths"
+
+# The two-namespace mode reports a failing server (b) even when the client (a) succeeds.
+rc=0
+"$testbed" --b "exit 3" --a true >"$dir/status.txt" 2>&1 || rc=$?
+[ "$rc" -eq 3 ] || { cat "$dir/status.txt"; echo "FAIL b's exit 3 came back as $rc"; exit 1; }
+echo "ok   two namespaces: b's failure is the testbed's status"
 
 flags="write_bw --transport rogue-rc -s 65536 --verify --timeout 30"
 "$testbed" --clients 2 --rate 200mbit --counters "$dir/summary.json" \

@@ -35,6 +35,8 @@ struct Options {
   // QP, so it stays short (16.8 ms; the soft NIC answers slower than a hardware one).
   uint8_t bifrost_rc_timeout = 12;
   bool busy_poll = false;
+  // perftest's -e: sleep on completion events even in latency tests (which spin by default).
+  bool events = false;
   bool gso = false;
   bool ecn = false;  // data packets ECN-capable (ECT(0)), so a marking bottleneck can mark them  //
                      // UDP GSO/GRO batches (bifrost-to-bifrost only; see real/udp_port.h)
@@ -79,6 +81,8 @@ struct Options {
 
   bool is_client() const { return !server.empty(); }
   bool is_latency() const { return test.ends_with("_lat"); }
+  // Latency tests spin by default, as perftest's do; -e turns that off.
+  bool spins() const { return busy_poll || (is_latency() && !events); }
   // write0_lat: one zero-byte signalled RC WRITE at a time, its whole round trip (post to
   // completion): RoGUE's RTT oracle (Table 1). The server stays passive, as for read_lat.
   bool is_write0() const { return test == "write0_lat"; }

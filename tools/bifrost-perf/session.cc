@@ -139,8 +139,8 @@ bool holds_pattern(uint32_t seed, std::span<const std::byte> bytes, uint64_t off
 Session::Session(const Options& options)
     : options_(options),
       channel_(open_channel(options)),
-      loop_(std::make_unique<real::EventLoop>(
-          real::EventLoopConfig{.busy_poll = options.busy_poll || options.is_latency()})) {
+      loop_(
+          std::make_unique<real::EventLoop>(real::EventLoopConfig{.busy_poll = options.spins()})) {
   const world::Ipv4 local =
       options_.bind.empty() ? channel_.local_ip() : world::parse_ipv4(options_.bind);
   // Virtuoso: GID 0 is `local`, GIDs 1..paths the aliases its paths send from.

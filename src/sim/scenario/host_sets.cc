@@ -22,20 +22,22 @@ std::vector<uint32_t> from_string(const TableReader& r, std::string_view key,
   if (text == "all") return all_hosts(host_count);
   const std::size_t dots = text.find("..");
   const auto first = workload::parse_unsigned(std::string_view(text).substr(0, dots));
-  const auto last = dots == std::string::npos
-                        ? std::nullopt
-                        : workload::parse_unsigned(std::string_view(text).substr(dots + 2));
-  if (!first || !last) {
+  // Without "..", the text is a single number, which is not a selection (no range).
+  const auto last = workload::parse_unsigned(
+      dots == std::string::npos ? std::string_view() : std::string_view(text).substr(dots + 2));
+  if (!first || !last || dots == std::string::npos) {
     r.fail(key, fmt::format("\"{}\" is not a host selection; expected {}", text, kExpected));
   }
-  if (*first > *last) {
+  const uint64_t lo = *first;
+  const uint64_t hi = *last;
+  if (lo > hi) {
     r.fail(key, fmt::format("\"{}\" is an empty range; the first host comes first", text));
   }
-  if (*last >= host_count) {
+  if (hi >= host_count) {
     r.fail(key, fmt::format("\"{}\" is out of range; {}", text, range_note(host_count)));
   }
   std::vector<uint32_t> hosts;
-  for (uint64_t h = *first; h <= *last; ++h) hosts.push_back(static_cast<uint32_t>(h));
+  for (uint64_t h = lo; h <= hi; ++h) hosts.push_back(static_cast<uint32_t>(h));
   return hosts;
 }
 

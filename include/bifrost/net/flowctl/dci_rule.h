@@ -21,10 +21,12 @@ struct DciDeviations {
   // Leak slots deduct max(0, L + F - H) (printed: L + F - H, which grows c when nothing
   // leaked): DciOracleLiteral.SignedOverGrantDeductionTrips.
   bool only_over_grant = true;
-  // Off by default, as printed: no test shows the printed form fail. With the guard, seeds 1 to
-  // 100 of the oracle (dci_oracle_property_test.cc) give the same verdicts with both off, both
-  // on, or no leak handling at all; only the printed F += c with the reset on trips two seeds
-  // more (55, 93).
+  // Off by default, as printed: no test shows the printed form fail
+  // (DciOracleLiteral.PrintedFUpdateAndNoNegativeResetHold). With the guard, seeds 1 to 100 of
+  // the oracle (dci_oracle_property_test.cc) give the same verdicts with both off, both on, or
+  // no leak handling at all; only the printed F += c with the reset on trips two seeds more
+  // (55, 93). Without the guard both fail alike
+  // (DciOracleLiteral.FUpdateAndNegativeResetDoNotStopChainLeaksWithoutTheGuard).
   // F += c-hat, at least 0 (printed: c).
   bool count_granted = false;
   // Leak slots reset a negative F to 0 (printed: no reset).
