@@ -15,29 +15,15 @@
 # to results.csv; run.sh calls it when run as root.
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
-[ "$(id -u)" -eq 0 ] || { echo "real rows need root (network namespaces): skipped" >&2; exit 77; }
-line="${LINE_MBIT:-1000}"
+perf_setup 1000
 duration="${SECONDS_PER_RUN:-4}"
-cd "$root"
-CMAKE_BUILD_PARALLEL_LEVEL=1 build_tools bifrost-perf
-perf="$build/tools/bifrost-perf"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-gbps=$(/usr/bin/python3 -c "print($line / 1000)")
+net="-m 2048 --timeout 20"
 
-pair() {  # name flags...: server and client of one bifrost-perf run on the testbed
-  local name=$1
-  shift
-  scripts/testbed.sh --rate "${line}mbit" \
-    --b "$perf $* -m 2048 --timeout 20 -B \$BF_B_IP > $tmp/$name.server.txt 2>&1" \
-    --a "$perf $* -m 2048 --timeout 20 \$BF_B_IP --out_json $tmp/$name.json \
-         > $tmp/$name.client.txt 2>&1" >/dev/null || { cat "$tmp/$name".*.txt >&2; exit 1; }
-}
-pair oracle write0_lat -n 2000
-pair read2 read_lat -s 2 -n 2000
-pair rc_read read_bw --transport rogue-rc -s 65536 --line_rate "$gbps" -D "$duration" \
+perf_pair oracle write0_lat -n 2000 $net
+perf_pair read2 read_lat -s 2 -n 2000 $net
+perf_pair rc_read read_bw $net --transport rogue-rc -s 65536 --line_rate "$gbps" -D "$duration" \
   --rogue_trace "$tmp/rc_read.trace.csv"
-pair uc_write write_bw --transport rogue-uc -s 65536 --line_rate "$gbps" -D "$duration" \
+perf_pair uc_write write_bw $net --transport rogue-uc -s 65536 --line_rate "$gbps" -D "$duration" \
   --rogue_trace "$tmp/uc_write.trace.csv"
 
 /usr/bin/python3 - "$tmp" "$line" "$here/results.csv" <<'PY'
