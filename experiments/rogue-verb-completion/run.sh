@@ -6,8 +6,8 @@
 # Simulation (tools/bifrost-rogue-verbs: two ConnectX-3 Pro soft RNICs on a 10 Gb/s wire, MTU
 # 2048). Every row group of results.csv is one configuration:
 #   headline        the wire's delay set so that RoCE's 64 B READ takes the paper's 4 us; RoGUE
-#                   with its host CPU model off (rogue_off) and on at its defaults (rogue_on:
-#                   5 us a signal of its own, 1 us a NIC clock read; RogueConfig)
+#                   with its host CPU model off (its default) and on with the paper's costs
+#                   (5 us a signal of its own, 1 us a NIC clock read; rogue_config.h kPaper*)
 #   wire_0.925us    the delay of experiments/rogue-rtt-accuracy (its WRITE(0) oracle reads 2 us)
 #   signal_sweep    1 MB only: the signal cost that RoGUE's two enqueued batches no longer hide
 #   one_batch       1 MB only, one batch in flight at a time (min_batches = 1, the window capped

@@ -63,12 +63,6 @@ Windows run(bool congest_read, bool ack_class = false) {
   transport::rogue::RogueConfig r;
   r.mtu = kMtu;
   r.line_rate = Rate::Gbps(10);
-  // Without the modelled host CPU (RogueConfig::signal_cost, clock_read_cost): the coupling
-  // shown here is the QP's in-order completion, and docs/transport.md's numbers for it were
-  // measured without the model. With it, uncongested, the WRITE window stays at slow start's
-  // overshoot (1.70 MB at 5 and at 25 ms) instead of being cut step by step.
-  r.signal_cost = Time::zero();
-  r.clock_read_cost = Time::zero();
   c.rogue = r;
   if (ack_class) c.device.data_path.ack_traffic_class = 48 << 2;
   c.cc_trace = true;

@@ -36,8 +36,8 @@ struct BenchConfig {
   // the NIC (hardware's meaning), not when it was handed to the NIC's two-packet port queue
   // (the simulator's default). UC's t_start is the previous batch's send completion.
   bool completes_at_transmit = false;
-  // RoGUE's modelled host CPU (RogueConfig::signal_cost, clock_read_cost; its defaults). The
-  // clock read before each batch puts t_enq that much before the batch goes.
+  // RoGUE's modelled host CPU (RogueConfig::signal_cost, clock_read_cost; off by default, as
+  // there). The clock read before each batch puts t_enq that much before the batch goes.
   Time signal_cost = transport::rogue::RogueConfig{}.signal_cost;
   Time clock_read_cost = transport::rogue::RogueConfig{}.clock_read_cost;
 };
