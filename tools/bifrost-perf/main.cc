@@ -337,6 +337,13 @@ int main(int argc, char** argv) {
   app.add_option("--rogue_pace", o.rogue_pace,
                  "RoGUE: pace each QP's NIC rate limiter at cwnd / base RTT (0: the window only)")
       ->capture_default_str();
+  app.add_option("--rogue_signal_cost_us", o.rogue_signal_cost_us,
+                 "RoGUE: modelled host CPU per signal it handles for itself, delaying its next "
+                 "post (0: off; the real runtime pays its real costs)")
+      ->capture_default_str();
+  app.add_option("--rogue_clock_read_cost_us", o.rogue_clock_read_cost_us,
+                 "RoGUE: modelled cost of the NIC clock read before each batch (0: off)")
+      ->capture_default_str();
   app.add_option("--rogue_trace", o.rogue_trace,
                  "RoGUE: write every congestion-control event (samples, rate changes, posting "
                  "stops) of every connection to this CSV file");

@@ -67,6 +67,10 @@ struct Options {
   bool rogue_shadow = true;
   bool rogue_pace = true;
   std::string rogue_trace;  // CSV of every congestion-control event (empty: none)
+  // RoGUE's modelled host CPU per signal and per NIC clock read (RogueConfig::signal_cost,
+  // clock_read_cost): 0, off, as the real runtime pays its real costs.
+  double rogue_signal_cost_us = 0;
+  double rogue_clock_read_cost_us = 0;
   // Virtuoso (--transport virtuoso): paths per multi-path connection, one QP each from local
   // alias i to the peer's alias i; probe flows measure each path before the first MP WR.
   uint32_t paths = 1;

@@ -50,6 +50,8 @@ nlohmann::json settings_of(const Options& o) {
           {"rogue_batch", o.rogue_batch},
           {"rogue_shadow", o.rogue_shadow},
           {"rogue_pace", o.rogue_pace},
+          {"rogue_signal_cost_us", o.rogue_signal_cost_us},
+          {"rogue_clock_read_cost_us", o.rogue_clock_read_cost_us},
           {"paths", o.paths},
           {"virtuoso_probe", o.virtuoso_probe},
           {"probe_bytes", o.probe_bytes},
@@ -89,6 +91,8 @@ transport::rogue::RogueConfig rogue_config(const Options& o) {
   c.batch_bytes = o.rogue_batch;
   c.shadow_qp = o.rogue_shadow;
   c.pace = o.rogue_pace;
+  c.signal_cost = Time::from_seconds(o.rogue_signal_cost_us / 1e6);
+  c.clock_read_cost = Time::from_seconds(o.rogue_clock_read_cost_us / 1e6);
   // The application's QP timeout (perftest's --qp_timeout); RoGUE's retry count stays 1.
   c.rc_timeout = o.qp_timeout;
   // The soft NIC answers a resync request only when its peer's event loop gets to it: ask
