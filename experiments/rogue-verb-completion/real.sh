@@ -9,11 +9,14 @@
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 perf_setup 1000
+# Sleep on events (-e) unless SPIN=1: two spinning processes on a loaded 2-core host wait whole
+# scheduler ticks (4 ms) when preempted (experiments/rogue-rtt-accuracy, "Real runtime").
+if [ "${SPIN:-0}" = 1 ]; then events=""; else events="-e"; fi
 
 for size in 64 1048576; do
   n=$([ "$size" -gt 65536 ] && echo 200 || echo 2000)
-  perf_pair "roce_$size" read_lat -s "$size" -n "$n" -m 2048 --timeout 30
-  perf_pair "rogue_$size" read_lat -s "$size" -n "$n" -m 2048 --timeout 30 --transport rogue-rc \
+  perf_pair "roce_$size" read_lat -s "$size" -n "$n" -m 2048 --timeout 30 $events
+  perf_pair "rogue_$size" read_lat -s "$size" -n "$n" -m 2048 --timeout 30 $events --transport rogue-rc \
     --line_rate "$gbps"
 done
 
