@@ -49,7 +49,7 @@ constexpr bool needs_ecn_echo(CcKind kind) {
 }
 
 struct SwiftBlock {
-  SwiftParams params{};                    // mss is always the unit size
+  SwiftParams params{};                    // mss is always the unit size, packet_bytes the MTU
   std::optional<Time> target_delay;        // derived: the base RTT
   std::optional<Time> target_slack;        // derived: base RTT / 5
   std::optional<uint64_t> min_window;      // derived: the unit size
