@@ -41,7 +41,9 @@ TEST(LossGate, LossesFasterThanTheToleranceAreCongestion) {
     gate.on_delivered(9 * kMtu);
     const bool congestion = gate.on_loss(false);
     if (!congestion) ++spared;
-    if (i >= 10) EXPECT_TRUE(congestion) << "loss " << i;
+    if (i >= 10) {
+      EXPECT_TRUE(congestion) << "loss " << i;
+    }
   }
   EXPECT_GT(spared, 0);
   EXPECT_LT(spared, 10);
