@@ -324,6 +324,10 @@ int main(int argc, char** argv) {
           return std::string(e.what());
         }
       });
+  app.add_option("--loss_gate", o.loss_gate,
+                 "Bifröst swift: a loss cuts the window only with a queue or more loss than "
+                 "random corruption explains (0: every loss cuts, the paper's rule)")
+      ->capture_default_str();
   app.add_option("--rogue_segment", o.rogue_segment,
                  "RoGUE: segment bytes large verbs are cut into (0: 64 KiB at <= 10 Gb/s "
                  "--line_rate, 256 KiB at >= 100 Gb/s, 128 KiB between)")

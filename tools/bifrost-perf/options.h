@@ -49,6 +49,8 @@ struct Options {
   double min_rto_us = 5000;
   double line_rate_gbps = 100;
   std::string cc = "swift";
+  // swift's loss gate (docs/transport.md): false, every loss cuts the window (the paper's rule).
+  bool loss_gate = transport::TransportConfig{}.cc.swift.params.loss_gate;
   // Chunks shrink while losses are seen so that about this fraction is sent again (0: off).
   double chunk_loss_budget = transport::TransportConfig{}.chunk_loss_budget;
   uint32_t ack_every = 32;  // software ACK coalescing: WQEs per ACK (1: an ACK per WQE)

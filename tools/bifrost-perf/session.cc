@@ -39,6 +39,7 @@ nlohmann::json settings_of(const Options& o) {
           {"min_rto_us", o.min_rto_us},
           {"line_rate_gbps", o.line_rate_gbps},
           {"cc", o.cc},
+          {"loss_gate", o.loss_gate},
           {"chunk_loss_budget", o.chunk_loss_budget},
           {"ecn", o.ecn},
           {"ack_every", o.ack_every},
@@ -67,6 +68,7 @@ transport::TransportConfig transport_config(const Options& o) {
   c.min_rto = Time::from_seconds(o.min_rto_us / 1e6);
   c.line_rate_bps = static_cast<uint64_t>(o.line_rate_gbps * 1e9);
   c.cc.kind = transport::parse_cc_kind(o.cc);
+  c.cc.swift.params.loss_gate = o.loss_gate;
   c.chunk_loss_budget = o.chunk_loss_budget;
   c.ack_every_wqes = o.ack_every;
   c.hint_when_idle = o.hint_when_idle;
