@@ -6,8 +6,9 @@
 #     (the ceiling of any RoCE data path on sockets: real_socket_blast.cc, roce_send), kernel TCP, and bifrost-perf write_bw
 #     over plain RC, Bifröst UC (Swift CC, and no CC) and Bifröst RC, and two of them again with
 #     --gso (UDP GSO/GRO batches).
-#  2. The testbed (root only): Bifröst UC (Swift CC, which drops to its minimum window on a
-#     loss; swift-md, which halves at most once per RTT; and no CC), and plain RC (128 in flight)
+#  2. The testbed (root only): Bifröst UC (Swift CC with its loss gate, which drops to its
+#     minimum window on a loss only with a queue or more loss than corruption explains; without
+#     the gate, on every loss; swift-md, which halves at most once per RTT; and no CC), and plain RC (128 in flight)
 #     without loss and at 1% random loss; each lossy run as a ratio of its own lossless run. A run that fails (plain
 #     RC: retry_exceeded) is reported as collapsed with what it moved before failing.
 # Usage: bench/real_loopback.sh [build dir, default build/release] [seconds per run, default 4]
@@ -78,9 +79,10 @@ perf_pair bifrost_rc_gso "" "" 127.0.0.2 -p 18708 --transport bifrost-rc --gso
 if [ "$(id -u)" -eq 0 ]; then
   echo "== testbed (veth between namespaces), 128 messages in flight, 0 and 1% random loss"
   for loss in 0 10; do
-    for t in bifrost_uc bifrost_uc_swift_md bifrost_uc_cc_none plain_rc; do
+    for t in bifrost_uc bifrost_uc_no_gate bifrost_uc_swift_md bifrost_uc_cc_none plain_rc; do
       case $t in
         bifrost_uc) flags="--transport bifrost-uc" ;;
+        bifrost_uc_no_gate) flags="--transport bifrost-uc --loss_gate 0" ;;
         bifrost_uc_swift_md) flags="--transport bifrost-uc --cc swift-md" ;;
         bifrost_uc_cc_none) flags="--transport bifrost-uc --cc none" ;;
         plain_rc) flags="--transport rc" ;;

@@ -6,6 +6,8 @@
 #
 #   experiments/bifrost-incast/run.sh                  # full run (about 5 minutes)
 #   CLIENTS="8 96" experiments/bifrost-incast/run.sh   # quick look
+#   CC='kind = "swift"\nloss_gate = false' OUT=/tmp/x.csv experiments/bifrost-incast/run.sh
+#     # a [transport.cc] table (TOML lines) for every point, results elsewhere
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 clients_list="${CLIENTS:-8 16 32 48 64 80 96}"
@@ -16,7 +18,7 @@ export CMAKE_BUILD_PARALLEL_LEVEL=1  # a shared 2-core machine
 build_tools bifrost-sim
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-out="$here/results.csv"
+out="${OUT:-$here/results.csv}"
 echo "series,clients,ratio,unit,send_threshold,buffer,goodput_gbps,link_gbps,window_drops,drops,retransmitted_wqes,timeouts" >"$out"
 
 # One point: clients, unit, send threshold, buffer, series label.
@@ -24,6 +26,7 @@ point() {
   local n=$1 unit=$2 threshold=$3 buf=$4 label=$5
   sed -e "s/@CLIENTS@/$n/" -e "s/@HOSTS@/$((n + 1))/" -e "s/@UNIT@/$unit/" \
     -e "s/@THRESHOLD@/$threshold/" -e "s/@BUFFER@/$buf/" "$here/scenario.toml.in" >"$tmp/s.toml"
+  [ -z "${CC:-}" ] || printf '[transport.cc]\n%b\n' "$CC" >>"$tmp/s.toml"
   echo "== $label: $n clients ($((n * 64)):1)" >&2
   "$build/tools/bifrost-sim" run "$tmp/s.toml" --out "$tmp/o" --quiet >"$tmp/stdout" 2>"$tmp/stderr" \
     || { cat "$tmp/stderr" >&2; exit 1; }
@@ -57,4 +60,4 @@ point "$last" 4KiB 16KiB 12MB unit4k_12MB
 point "$last" 1KiB 16KiB 12MB unit1k_12MB
 point "$last" 4KiB 32KiB "$buffer" send_4k
 column -s, -t "$out" >&2
-/usr/bin/python3 "$here/plot.py" "$out" "$here/incast.png"
+[ -n "${OUT:-}" ] || /usr/bin/python3 "$here/plot.py" "$out" "$here/incast.png"

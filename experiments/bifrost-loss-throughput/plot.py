@@ -16,8 +16,10 @@ schemes = [("ardma", "ARDMA (READ waits for its 67 ms QP timer)", "o-"),
            ("bifrost_rc_paper", "Bifröst RC, paper config", "^-"),
            ("ardma_reissue", "ARDMA, READ re-issued at once", "o:"),
            ("ardma_timeout_1ms", "ARDMA, 1 ms QP timer", "o--"),
-           ("bifrost_uc_default", "Bifröst UC, product default", "s--"),
-           ("bifrost_uc_default_gate", "Bifröst UC, default, 50 us base, loss needs queuing", "d--"),
+           ("bifrost_uc_default", "Bifröst UC, product default (loss gate)", "s--"),
+           ("bifrost_uc_default_no_gate", "Bifröst UC, product default without the gate", "x--"),
+           ("bifrost_uc_default_queuing", "Bifröst UC, default, 50 us base, loss needs queuing",
+            "d--"),
            ("bifrost_uc_paper_cc_none", "Bifröst UC, paper config without CC", "s:")]
 fig, axes = plt.subplots(1, len(losses), figsize=(5.5 * len(losses), 4), sharey=True,
                          squeeze=False)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fig. 7 of the Bifröst paper: goodput vs request size under random loss, ARDMA against
 # Bifröst over UC. Writes results.csv (the paper's setup: the headline and its sensitivity
-# rows), results_100g.csv (our earlier 100 Gb/s setup, a sensitivity run) and throughput.png.
+# rows), results_100g.csv (our earlier 100 Gb/s setup, a sensitivity run), results_product.csv
+# (the product default's loss gate up to 1% random loss, issue 25), throughput.png and
+# product.png.
 #
 #   experiments/bifrost-loss-throughput/run.sh                     # full run (about 8 minutes)
 #   DURATION_US=50000 experiments/bifrost-loss-throughput/run.sh   # quicker, noisier ARDMA rows
@@ -74,16 +76,20 @@ for loss in $losses; do
     # shellcheck disable=SC2086
     bifrost _paper --config paper --mode uc,rc --size "$size" --loss "$loss" $paper_setup >>"$out"
     # Sensitivity: ARDMA re-reading at once (the spec's implied NAK), or with a 1 ms timer;
-    # Bifröst UC with the product default (base RTT = the wire's), the same with a 50 us base
-    # RTT and losses cutting the window only while the RTT shows a queue (loss_needs_queuing),
-    # and the paper config without CC.
+    # Bifröst UC with the product default (base RTT = the wire's; its loss gate on), the same
+    # without the gate (every loss cuts, the default before issue 25), with a 50 us base RTT
+    # and losses cutting the window only while the RTT shows a queue (loss_needs_queuing, the
+    # gate's queue sign alone), and the paper config without CC.
     ardma ardma_reissue "$size" "$loss" --read-gap reissue --gbn-timeout 14 >>"$out"
     ardma ardma_timeout_1ms "$size" "$loss" --read-gap timeout --gbn-timeout 8 >>"$out"
     # shellcheck disable=SC2086
     bifrost _default --mode uc --size "$size" --loss "$loss" $paper_setup >>"$out"
     # shellcheck disable=SC2086
-    bifrost _default_gate --mode uc --base-rtt-us 50 --loss-needs-queuing true --size "$size" \
-      --loss "$loss" $paper_setup >>"$out"
+    bifrost _default_no_gate --mode uc --loss-gate false --size "$size" --loss "$loss" \
+      $paper_setup >>"$out"
+    # shellcheck disable=SC2086
+    bifrost _default_queuing --mode uc --base-rtt-us 50 --loss-gate false \
+      --loss-needs-queuing true --size "$size" --loss "$loss" $paper_setup >>"$out"
     # shellcheck disable=SC2086
     bifrost _paper_cc_none --config paper --cc none --mode uc --size "$size" --loss "$loss" \
       $paper_setup >>"$out"
@@ -103,4 +109,25 @@ for loss in $losses; do
     duration=20000 bifrost "" --mode uc,rc --size "$size" --loss "$loss" --depth 8 >>"$out100"
   done
 done
+
+# The product default up to 1% random loss (issue 25: keep >= 80% of the lossless goodput), at
+# the paper's setup and at 100 Gb/s with MTU 4096 and loss both ways (the testbed's shape): the
+# default (loss gate on), without the gate, and the gate's queue sign alone
+# (loss_needs_queuing), each lossless, at 1/1024 and at 1/100.
+outp="$here/results_product.csv"
+echo "setup,$header" >"$outp"
+for setup in fig7 100g; do
+  flags=$paper_setup
+  [ "$setup" = fig7 ] || flags="--rate-gbps 100 --mtu 4096 --rtt-us 6 --depth 8"
+  echo "== product default, $setup setup" >&2
+  for variant in ":" "_no_gate:--loss-gate false" \
+    "_queuing:--loss-gate false --loss-needs-queuing true"; do
+    # shellcheck disable=SC2086
+    duration="${PRODUCT_DURATION_US:-50000}" bifrost "_default${variant%%:*}" --mode uc \
+      --size "${sizes// /,}" --loss 0,0.0009765625,0.01 $flags ${variant#*:} |
+      sed "s/^/$setup,/" >>"$outp"
+  done
+done
+column -s, -t "$outp" >&2
 /usr/bin/python3 "$here/plot.py" "$out" "$here/throughput.png"
+/usr/bin/python3 "$here/plot_product.py" "$outp" "$here/product.png"

@@ -14,32 +14,18 @@
 # to results.csv; run.sh calls it when run as root.
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
-[ "$(id -u)" -eq 0 ] || { echo "real rows need root (network namespaces): skipped" >&2; exit 77; }
-line="${LINE_MBIT:-1000}"
+perf_setup 1000
 duration="${SECONDS_PER_RUN:-4}"
-cd "$root"
-CMAKE_BUILD_PARALLEL_LEVEL=1 build_tools bifrost-perf
-perf="$build/tools/bifrost-perf"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+net="-m 2048 --timeout 20"
 # The latency tests sleep on events (-e) unless SPIN=1: spinning on a loaded 2-core host turns
 # preemptions into 4 ms-tick tails (README, "Real runtime").
-if [ "${SPIN:-0}" = 1 ]; then LAT_FLAGS=(); else LAT_FLAGS=(-e); fi
-gbps=$(/usr/bin/python3 -c "print($line / 1000)")
+if [ "${SPIN:-0}" = 1 ]; then lat="$net"; else lat="$net -e"; fi
 
-pair() {  # name flags...: server and client of one bifrost-perf run on the testbed
-  local name=$1
-  shift
-  scripts/testbed.sh --rate "${line}mbit" \
-    --b "$perf $* -m 2048 --timeout 20 -B \$BF_B_IP > $tmp/$name.server.txt 2>&1" \
-    --a "$perf $* -m 2048 --timeout 20 \$BF_B_IP --out_json $tmp/$name.json \
-         > $tmp/$name.client.txt 2>&1" >/dev/null || { cat "$tmp/$name".*.txt >&2; exit 1; }
-}
-pair oracle write0_lat -n 2000 "${LAT_FLAGS[@]}"
-pair read2 read_lat -s 2 -n 2000 "${LAT_FLAGS[@]}"
-pair rc_read read_bw --transport rogue-rc -s 65536 --line_rate "$gbps" -D "$duration" \
+perf_pair oracle write0_lat -n 2000 $lat
+perf_pair read2 read_lat -s 2 -n 2000 $lat
+perf_pair rc_read read_bw $net --transport rogue-rc -s 65536 --line_rate "$gbps" -D "$duration" \
   --rogue_trace "$tmp/rc_read.trace.csv"
-pair uc_write write_bw --transport rogue-uc -s 65536 --line_rate "$gbps" -D "$duration" \
+perf_pair uc_write write_bw $net --transport rogue-uc -s 65536 --line_rate "$gbps" -D "$duration" \
   --rogue_trace "$tmp/uc_write.trace.csv"
 
 /usr/bin/python3 - "$tmp" "$line" "$here/results.csv" <<'PY'

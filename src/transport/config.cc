@@ -10,7 +10,8 @@ CcParams TransportConfig::cc_params() const {
                   .bdp_bytes = static_cast<uint64_t>(static_cast<double>(line_rate_bps) / 8 *
                                                      base_rtt.seconds()),
                   .mss = unit_size,
-                  .line_rate = Rate::bps(static_cast<int64_t>(line_rate_bps))};
+                  .line_rate = Rate::bps(static_cast<int64_t>(line_rate_bps)),
+                  .mtu = mtu};
 }
 
 TransportConfig TransportConfig::paper() {
@@ -25,6 +26,7 @@ TransportConfig TransportConfig::paper() {
   c.cc.kind = CcKind::swift;
   c.cc.swift.params.loss_to_minimum = true;
   c.cc.swift.params.target_follows_min_rtt = false;
+  c.cc.swift.params.loss_gate = false;  // §3.4.3: the minimum window on any drop
   c.hint_when_idle = false;
   c.chunk_loss_budget = 0;
   return c;

@@ -278,7 +278,8 @@ constexpr BadFile kBadFiles[] = {
     {"bad_transport_cc_unknown_key.toml",
      "bad_transport_cc_unknown_key.toml:13:1: transport.cc: unknown key \"target_dealy\" for kind "
      "\"swift\"; valid keys: kind, target_delay, target_slack, ai, beta, max_mdf, min_window, "
-     "initial_window, max_window, target_follows_min_rtt, loss_needs_queuing, loss_to_minimum"},
+     "initial_window, max_window, target_follows_min_rtt, loss_needs_queuing, loss_gate, "
+     "random_loss_tolerance, loss_gate_memory, loss_to_minimum"},
     {"bad_transport_cc_window_order.toml",
      "bad_transport_cc_window_order.toml:13:14: transport.cc.max_window: 16384 bytes is below "
      "min_window (65536 bytes)"},

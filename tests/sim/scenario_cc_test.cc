@@ -77,6 +77,9 @@ initial_window = "64KiB"
 max_window = "1MiB"
 target_follows_min_rtt = false
 loss_needs_queuing = true
+loss_gate = true
+random_loss_tolerance = 0.03
+loss_gate_memory = 512
 loss_to_minimum = false
 )");
   const transport::SwiftParams p = cc.swift_params(path());
@@ -90,6 +93,9 @@ loss_to_minimum = false
   EXPECT_EQ(p.max_window, 1u << 20);
   EXPECT_FALSE(p.target_follows_min_rtt);
   EXPECT_TRUE(p.loss_needs_queuing);
+  EXPECT_TRUE(p.loss_gate);
+  EXPECT_EQ(p.random_loss_tolerance, 0.03);
+  EXPECT_EQ(p.loss_gate_memory, 512);
   EXPECT_FALSE(p.loss_to_minimum);
   EXPECT_NO_THROW(cc.validate(path()));
 }
@@ -241,7 +247,7 @@ TEST(ScenarioCc, KindConflictsAreErrorsAtTheKind) {
             "test.toml:12:19: transport.cc.loss_to_minimum: belongs to kind \"swift\", not to kind "
             "\"swift-md\"; valid keys for \"swift-md\": kind, target_delay, target_slack, ai, "
             "beta, max_mdf, min_window, initial_window, max_window, target_follows_min_rtt, "
-            "loss_needs_queuing");
+            "loss_needs_queuing, loss_gate, random_loss_tolerance, loss_gate_memory");
   EXPECT_EQ(message("bifrost-uc", "[transport.cc]\nkind = \"swift\"\nmax_mdf = 1.5\n"),
             "test.toml:12:11: transport.cc.max_mdf: 1.5 is not valid; valid values: (0, 1]");
 }

@@ -186,6 +186,7 @@ TEST(Swift, LossNeedsQueuingCutsOnlyWhenTheRttShowsAQueue) {
   const CcParams params{.base_rtt = Time::us(50), .bdp_bytes = 625000, .mss = 4096};
   SwiftParams p = swift_params_for(params);
   p.loss_needs_queuing = true;
+  p.loss_gate = false;  // the gate supersedes it
   Swift swift(p);
   swift.on_loss(Time::us(10));
   EXPECT_EQ(swift.window_bytes(), 4096u) << "no RTT seen yet: the loss counts";

@@ -20,6 +20,8 @@ TEST(PaperConfig, HasTheSettingsOfSection41) {
   EXPECT_EQ(c.base_rtt, Time::us(50));
   EXPECT_EQ(c.cc.kind, CcKind::swift);
   EXPECT_TRUE(c.cc.swift.params.loss_to_minimum);  // §3.4.3: the minimum window on a drop
+  EXPECT_FALSE(c.cc.swift.params.loss_gate);       // ... on every drop
+  EXPECT_FALSE(c.cc.swift.params.loss_needs_queuing);
 }
 
 TEST(PaperConfig, DiffersFromTheProductDefaultOnlyInTheListedChoices) {
@@ -29,10 +31,12 @@ TEST(PaperConfig, DiffersFromTheProductDefaultOnlyInTheListedChoices) {
   EXPECT_NE(paper.chunk_loss_budget, ours.chunk_loss_budget);
   EXPECT_NE(paper.cc.swift.params.target_follows_min_rtt,
             ours.cc.swift.params.target_follows_min_rtt);
+  EXPECT_NE(paper.cc.swift.params.loss_gate, ours.cc.swift.params.loss_gate);
   // Put those back: everything else is the same, field by field.
   paper.hint_when_idle = ours.hint_when_idle;
   paper.chunk_loss_budget = ours.chunk_loss_budget;
   paper.cc.swift.params.target_follows_min_rtt = ours.cc.swift.params.target_follows_min_rtt;
+  paper.cc.swift.params.loss_gate = ours.cc.swift.params.loss_gate;
   EXPECT_EQ(paper.ack_timer, ours.ack_timer);
   EXPECT_EQ(paper.ack_every_wqes, ours.ack_every_wqes);
   EXPECT_EQ(paper.ack_every_bytes, ours.ack_every_bytes);
@@ -46,6 +50,7 @@ TEST(PaperConfig, DiffersFromTheProductDefaultOnlyInTheListedChoices) {
   EXPECT_EQ(paper.rc_retry_cnt, ours.rc_retry_cnt);
   EXPECT_EQ(paper.cc.kind, ours.cc.kind);
   EXPECT_EQ(paper.cc.swift.params.loss_to_minimum, ours.cc.swift.params.loss_to_minimum);
+  EXPECT_EQ(paper.cc.swift.params.loss_needs_queuing, ours.cc.swift.params.loss_needs_queuing);
 }
 
 }  // namespace

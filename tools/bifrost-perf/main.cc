@@ -353,6 +353,10 @@ int main(int argc, char** argv) {
           return std::string(e.what());
         }
       });
+  app.add_option("--loss_gate", o.loss_gate,
+                 "Bifröst swift: a loss cuts the window only with a queue or more loss than "
+                 "random corruption explains (0: every loss cuts, the paper's rule)")
+      ->capture_default_str();
   app.add_option("--rogue_segment", o.rogue_segment,
                  "RoGUE: segment bytes large verbs are cut into (0: 64 KiB at <= 10 Gb/s "
                  "--line_rate, 256 KiB at >= 100 Gb/s, 128 KiB between)")
@@ -365,6 +369,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--rogue_pace", o.rogue_pace,
                  "RoGUE: pace each QP's NIC rate limiter at cwnd / base RTT (0: the window only)")
+      ->capture_default_str();
+  app.add_option("--rogue_signal_cost_us", o.rogue_signal_cost_us,
+                 "RoGUE: modelled host CPU per signal it handles for itself, delaying its next "
+                 "post (0: off; the real runtime pays its real costs)")
+      ->capture_default_str();
+  app.add_option("--rogue_clock_read_cost_us", o.rogue_clock_read_cost_us,
+                 "RoGUE: modelled cost of the NIC clock read before each batch (0: off)")
       ->capture_default_str();
   app.add_option("--rogue_trace", o.rogue_trace,
                  "RoGUE: write every congestion-control event (samples, rate changes, posting "

@@ -49,6 +49,8 @@ struct Options {
   double min_rto_us = 5000;
   double line_rate_gbps = 100;
   std::string cc = "swift";
+  // swift's loss gate (docs/transport.md): false, every loss cuts the window (the paper's rule).
+  bool loss_gate = transport::TransportConfig{}.cc.swift.params.loss_gate;
   // Chunks shrink while losses are seen so that about this fraction is sent again (0: off).
   double chunk_loss_budget = transport::TransportConfig{}.chunk_loss_budget;
   // Bifröst's starting configuration: "default" (TransportConfig{}) or "paper"
@@ -73,6 +75,10 @@ struct Options {
   bool rogue_shadow = true;
   bool rogue_pace = true;
   std::string rogue_trace;  // CSV of every congestion-control event (empty: none)
+  // RoGUE's modelled host CPU per signal and per NIC clock read (RogueConfig::signal_cost,
+  // clock_read_cost): 0, off, as the real runtime pays its real costs.
+  double rogue_signal_cost_us = 0;
+  double rogue_clock_read_cost_us = 0;
   // Virtuoso (--transport virtuoso): paths per multi-path connection, one QP each from local
   // alias i to the peer's alias i; probe flows measure each path before the first MP WR.
   uint32_t paths = 1;

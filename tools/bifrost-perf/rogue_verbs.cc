@@ -66,11 +66,14 @@ rnic::WorkCompletion work_completion(const rogue::Receive& r) {
 nlohmann::json rogue_counters(Session& s) {
   using Field = std::pair<const char*, uint64_t rogue::RogueStats::*>;
   using S = rogue::RogueStats;
-  static constexpr std::array<Field, 19> kFields = {{
+  static constexpr std::array<Field, 22> kFields = {{
       {"verbs_posted", &S::verbs_posted},
       {"segments_posted", &S::segments_posted},
       {"batches", &S::batches},
       {"signals", &S::signals},
+      {"clock_reads", &S::clock_reads},
+      {"signals_charged", &S::signals_charged},
+      {"modelled_cpu_ns", &S::modelled_cpu_ns},
       {"rtt_samples", &S::rtt_samples},
       {"held_off_samples", &S::held_off_samples},
       {"discarded_samples", &S::discarded_samples},

@@ -379,6 +379,16 @@ void fill_read_sources(Session& s) {
 
 }  // namespace
 
+namespace {
+// This process's CPU seconds when the current size's run began (mark_size_start): the counters'
+// cpu_seconds_run is the CPU of the run alone, without start-up, memory registration and the
+// bootstrap (RoGUE's Figs. 2, 3, 6 per GB, experiments/rogue-signaling-cost).
+double size_cpu_start = 0;
+void mark_size_start() {
+  size_cpu_start = process_cpu_seconds();
+}
+}  // namespace
+
 nlohmann::json local_counters(Session& s) {
   const rnic::DataPathCounters& d = s.device().data_path_counters();
   const real::UdpPortCounters& p = s.port().counters();
@@ -403,7 +413,8 @@ nlohmann::json local_counters(Session& s) {
                       {"udp_rx_malformed", p.rx_malformed},
                       {"udp_rx_bad_icrc", p.rx_bad_icrc},
                       {"udp_rx_queueing_mean_us", s.port().mean_rx_queueing().microseconds()},
-                      {"cpu_seconds", process_cpu_seconds()}};
+                      {"cpu_seconds", process_cpu_seconds()},
+                      {"cpu_seconds_run", process_cpu_seconds() - size_cpu_start}};
   if (s.options().uses_rogue()) {
     j["rogue"] = rogue_counters(s);
   } else if (s.options().uses_virtuoso()) {
@@ -420,6 +431,7 @@ SizeResult run_client_size(Session& s, uint32_t size, RunResults& results) {
   const nlohmann::json ready = s.channel().receive(control_timeout(o));
   if (ready.value("phase", "") != "ready") throw Error("the server did not get ready");
   ClientOutcome out;
+  mark_size_start();
   if (o.is_rpc()) {
     out = run_rpc_client(s, size);
   } else if (o.uses_virtuoso()) {
@@ -460,6 +472,7 @@ namespace {
 template <typename Server>
 void serve_size(Session& s, uint32_t size, RunResults& results) {
   Server server(s, size);
+  mark_size_start();
   s.channel().send({{"phase", "ready"}});
   server.run(false);
   const nlohmann::json done = s.channel().receive(control_timeout(s.options()));
@@ -513,6 +526,7 @@ RunResults run_server(Session& s) {
     }
     Responder responder(s, size, receives_posted);
     receives_posted = true;
+    mark_size_start();
     s.channel().send({{"phase", "ready"}});
     responder.run(false);
     const nlohmann::json done = s.channel().receive(control_timeout(o));

@@ -39,6 +39,7 @@ nlohmann::json settings_of(const Options& o) {
           {"min_rto_us", o.min_rto_us},
           {"line_rate_gbps", o.line_rate_gbps},
           {"cc", o.cc},
+          {"loss_gate", o.loss_gate},
           {"chunk_loss_budget", o.chunk_loss_budget},
           {"ecn", o.ecn},
           {"ack_every", o.ack_every},
@@ -54,6 +55,8 @@ nlohmann::json settings_of(const Options& o) {
           {"rogue_batch", o.rogue_batch},
           {"rogue_shadow", o.rogue_shadow},
           {"rogue_pace", o.rogue_pace},
+          {"rogue_signal_cost_us", o.rogue_signal_cost_us},
+          {"rogue_clock_read_cost_us", o.rogue_clock_read_cost_us},
           {"paths", o.paths},
           {"virtuoso_probe", o.virtuoso_probe},
           {"probe_bytes", o.probe_bytes},
@@ -70,6 +73,7 @@ transport::TransportConfig transport_config(const Options& o) {
   c.min_rto = Time::from_seconds(o.min_rto_us / 1e6);
   c.line_rate_bps = static_cast<uint64_t>(o.line_rate_gbps * 1e9);
   c.cc.kind = transport::parse_cc_kind(o.cc);
+  c.cc.swift.params.loss_gate = o.loss_gate;
   c.chunk_loss_budget = o.chunk_loss_budget;
   c.chunking = o.chunking;
   c.ack_every_wqes = o.ack_every;
@@ -97,6 +101,8 @@ transport::rogue::RogueConfig rogue_config(const Options& o) {
   c.batch_bytes = o.rogue_batch;
   c.shadow_qp = o.rogue_shadow;
   c.pace = o.rogue_pace;
+  c.signal_cost = Time::from_seconds(o.rogue_signal_cost_us / 1e6);
+  c.clock_read_cost = Time::from_seconds(o.rogue_clock_read_cost_us / 1e6);
   // The application's QP timeout (perftest's --qp_timeout); RoGUE's retry count stays 1.
   c.rc_timeout = o.qp_timeout;
   // The soft NIC answers a resync request only when its peer's event loop gets to it: ask

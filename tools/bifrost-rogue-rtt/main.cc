@@ -30,6 +30,7 @@ struct Measured {
 int main(int argc, char** argv) {
   BenchConfig c;
   double rate_gbps = 10, delay_us = 0.5, duration_ms = 20;
+  double signal_us = c.signal_cost.microseconds(), clock_us = c.clock_read_cost.microseconds();
   std::string csv, samples_csv;
   bool with_held_off = false;
   CLI::App app{"RoGUE's RTT accuracy (Table 1) on two simulated hosts"};
@@ -43,6 +44,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--probes", c.oracle_probes, "oracle WRITE(0)s")->capture_default_str();
   app.add_option("--seed", c.seed)->capture_default_str();
+  app.add_option("--signal-cost-us", signal_us,
+                 "RoGUE's modelled host CPU per signal of its own (0: off)")
+      ->capture_default_str();
+  app.add_option("--clock-read-cost-us", clock_us,
+                 "RoGUE's modelled NIC clock read before each batch (0: off)")
+      ->capture_default_str();
   app.add_flag("--completes-at-transmit", c.completes_at_transmit,
                "UC sends complete when their last packet left the NIC (hardware's meaning), not "
                "when handed to the NIC's port queue");
@@ -54,6 +61,8 @@ int main(int argc, char** argv) {
   c.line_rate = Rate::bps(static_cast<int64_t>(rate_gbps * 1e9));
   c.one_way_delay = Time::from_seconds(delay_us * 1e-6);
   c.duration = Time::from_seconds(duration_ms * 1e-3);
+  c.signal_cost = Time::from_seconds(signal_us * 1e-6);
+  c.clock_read_cost = Time::from_seconds(clock_us * 1e-6);
   try {
     std::vector<Measured> rows;
     for (const Row row : {Row::write0_oracle, Row::rc_read, Row::uc_write}) {

@@ -5,79 +5,36 @@
 
 #include "bifrost/core/bytes.h"
 #include "bifrost/core/error.h"
-#include "bifrost/rnic/connect.h"
-#include "bifrost/rnic/host_memory.h"
-#include "bifrost/rnic/nic_profile.h"
-#include "bifrost/sim/transport_pair.h"
 #include "bifrost/transport/rogue/rogue_connection.h"
 #include "bifrost/transport/rtt/rogue_batch.h"
+#include "rogue_hosts.h"
 
 namespace bifrost::rogue_rtt {
 namespace {
 
 namespace rogue = transport::rogue;
 
-constexpr uint64_t kRegionBase = 0x5000'0000'0000;
+uint64_t region_bytes(const BenchConfig& c) {
+  return c.verb_bytes * std::max<uint32_t>(c.verbs_outstanding, 1);
+}
 
-// Both hosts: the ConnectX-3 Pro profile's NIC on a wire of the configured rate and delay; a
-// region on each side that the peer may WRITE and READ.
-struct Hosts {
-  explicit Hosts(const BenchConfig& config) : pair(pair_config(config)) {
-    for (int i = 0; i < 2; ++i) {
-      auto& side = pair.side(i);
-      memory[i] = std::make_unique<rnic::TokenMemory>(kRegionBase, region_bytes(config));
-      region[i] = &side.device->reg_mr(
-          side.endpoint->pd(), kRegionBase, region_bytes(config),
-          rnic::Access::local_write | rnic::Access::remote_write | rnic::Access::remote_read,
-          memory[i].get());
-    }
-    memory[1]->fill(kRegionBase, region_bytes(config), 7);  // what the READs fetch
-  }
-
-  static uint64_t region_bytes(const BenchConfig& c) {
-    return c.verb_bytes * std::max<uint32_t>(c.verbs_outstanding, 1);
-  }
-  static sim::TransportPairConfig pair_config(const BenchConfig& c) {
-    sim::TransportPairConfig pc;
-    pc.wire.rate = c.line_rate;
-    pc.wire.delay = c.one_way_delay;
-    pc.wire.seed = c.seed;
-    // A real Ethernet line: each frame also costs its FCS, preamble and gap, which RoGUE's
-    // B_sig / rate subtracts at line rate (rtt/rogue_batch.h). Without them the wire is 24 B a
-    // frame faster than the estimator believes and every RC sample drifts to zero.
-    pc.wire.framing_bytes = static_cast<uint32_t>(transport::kLineBytesPerFrameBeyondMetered);
-    rnic::connectx3pro_profile().apply(pc.device);
-    pc.device.complete_sends_at_transmit = c.completes_at_transmit;
-    pc.endpoint.seed = c.seed;
-    pc.bifrost_connection = false;
-    pc.app_bytes = 1 << 20;
-    return pc;
-  }
-
-  sim::TransportPair pair;
-  std::unique_ptr<rnic::TokenMemory> memory[2];
-  const rnic::MemoryRegion* region[2] = {nullptr, nullptr};
-};
+WireConfig wire_config(const BenchConfig& c) {
+  WireConfig w;
+  w.line_rate = c.line_rate;
+  w.one_way_delay = c.one_way_delay;
+  w.mtu = c.mtu;
+  w.seed = c.seed;
+  w.completes_at_transmit = c.completes_at_transmit;
+  return w;
+}
 
 // Zero-byte signalled WRITEs on a bare RC QP, the next posted when the previous completes.
 class Oracle {
  public:
-  explicit Oracle(const BenchConfig& config) : config_(config), hosts_(config) {
-    for (int i = 0; i < 2; ++i) {
-      auto& side = hosts_.pair.side(i);
-      cq_[i] = &side.device->create_cq(64);
-      qp_[i] = &side.device->create_qp(side.endpoint->pd(), rnic::QpType::rc, *cq_[i], *cq_[i]);
-    }
-    for (int i = 0; i < 2; ++i) {
-      rnic::QpConnection c;
-      c.dest_ip = hosts_.pair.side(1 - i).device->gids().front();
-      c.dest_qp_num = qp_[1 - i]->qp_num();
-      c.sq_psn = 100;
-      c.rq_psn = 100;
-      c.path_mtu = config.mtu;
-      rnic::connect_qp(*qp_[i], c);
-    }
-    cq_[0]->set_handler([this] { on_completions(); });
+  explicit Oracle(const BenchConfig& config)
+      : config_(config), hosts_(wire_config(config), region_bytes(config)) {
+    hosts_.connect_bare_rc(64);
+    hosts_.cq[0]->set_handler([this] { on_completions(); });
   }
 
   RowResult run() {
@@ -101,11 +58,11 @@ class Oracle {
     wr.rkey = hosts_.region[1]->rkey;
     wr.signaled = true;
     posted_at_ = hosts_.pair.side(0).device->hw_time();  // the NIC clock just before posting
-    qp_[0]->post_send(wr);
+    hosts_.qp[0]->post_send(wr);
   }
   void on_completions() {
     rnic::WorkCompletion wc[4];
-    const size_t n = cq_[0]->poll(4, wc);
+    const size_t n = hosts_.cq[0]->poll(4, wc);
     for (size_t k = 0; k < n; ++k) {
       if (wc[k].status != rnic::WcStatus::success) throw Error("the oracle's WRITE(0) failed");
       result_.samples.push_back(Sample{wc[k].hw_timestamp, wc[k].hw_timestamp - posted_at_, false});
@@ -115,8 +72,6 @@ class Oracle {
 
   BenchConfig config_;
   Hosts hosts_;
-  rnic::QueuePair* qp_[2] = {nullptr, nullptr};
-  rnic::CompletionQueue* cq_[2] = {nullptr, nullptr};
   RowResult result_;
   Time posted_at_;
   uint64_t posted_ = 0;
@@ -127,11 +82,15 @@ class Oracle {
 class RogueRow {
  public:
   RogueRow(const BenchConfig& config, Row row)
-      : config_(config), hosts_(config), read_(row == Row::rc_read) {
+      : config_(config),
+        hosts_(wire_config(config), region_bytes(config)),
+        read_(row == Row::rc_read) {
     rogue::RogueConfig rc;
     rc.qp_type = read_ ? rogue::QpType::rc : rogue::QpType::uc;
     rc.line_rate = config.line_rate;
     rc.mtu = config.mtu;
+    rc.signal_cost = config.signal_cost;
+    rc.clock_read_cost = config.clock_read_cost;
     rc.validate();
     for (int i = 0; i < 2; ++i) {
       conn_[i] = std::make_unique<rogue::RogueConnection>(*hosts_.pair.side(i).endpoint, rc);

@@ -16,6 +16,7 @@
 
 #include "bifrost/core/rate.h"
 #include "bifrost/core/time.h"
+#include "bifrost/transport/rogue/rogue_config.h"
 
 namespace bifrost::rogue_rtt {
 
@@ -35,6 +36,10 @@ struct BenchConfig {
   // the NIC (hardware's meaning), not when it was handed to the NIC's two-packet port queue
   // (the simulator's default). UC's t_start is the previous batch's send completion.
   bool completes_at_transmit = false;
+  // RoGUE's modelled host CPU (RogueConfig::signal_cost, clock_read_cost; off by default, as
+  // there). The clock read before each batch puts t_enq that much before the batch goes.
+  Time signal_cost = transport::rogue::RogueConfig{}.signal_cost;
+  Time clock_read_cost = transport::rogue::RogueConfig{}.clock_read_cost;
 };
 
 struct Sample {

@@ -50,7 +50,10 @@ struct Options {
   std::optional<std::string> cc;
   std::optional<double> base_rtt_us;  // unset: the wire's RTT (default) or 50 us (paper)
   std::optional<double> min_rto_us;
-  std::optional<bool> loss_needs_queuing;  // Swift's (SwiftParams::loss_needs_queuing)
+  std::optional<bool> loss_needs_queuing;       // Swift's (SwiftParams::loss_needs_queuing)
+  std::optional<bool> loss_gate;                // Swift's (SwiftParams::loss_gate)
+  std::optional<double> random_loss_tolerance;  // and its two settings
+  std::optional<double> loss_gate_memory;
   // Set: each message is an RPC request answered by a response of this many bytes, and a slot
   // of the I/O depth is free again when the response is back (the paper's RPC benchmark).
   // Unset: one-way messages, a slot free when the sender sees the message complete.
@@ -96,6 +99,11 @@ Point run(const Options& o, const std::string& mode, uint64_t size, double loss)
   if (o.chunk_loss_budget) c.transport.chunk_loss_budget = *o.chunk_loss_budget;
   if (o.cc) c.transport.cc.kind = transport::parse_cc_kind(*o.cc);
   if (o.loss_needs_queuing) c.transport.cc.swift.params.loss_needs_queuing = *o.loss_needs_queuing;
+  if (o.loss_gate) c.transport.cc.swift.params.loss_gate = *o.loss_gate;
+  if (o.random_loss_tolerance) {
+    c.transport.cc.swift.params.random_loss_tolerance = *o.random_loss_tolerance;
+  }
+  if (o.loss_gate_memory) c.transport.cc.swift.params.loss_gate_memory = *o.loss_gate_memory;
   if (o.min_rto_us) c.transport.min_rto = Time::from_seconds(*o.min_rto_us * 1e-6);
   // The product default takes the wire's RTT as its base RTT; the paper's is 50 us.
   if (o.base_rtt_us) {
@@ -243,6 +251,14 @@ int main(int argc, char** argv) {
   app.add_option("--loss-needs-queuing", o.loss_needs_queuing,
                  "swift: a loss cuts the window only while the RTT shows a queue (true), or "
                  "always (false, the default and the paper's rule)");
+  app.add_option("--loss-gate", o.loss_gate,
+                 "swift: a loss cuts the window only if the RTT shows a queue or the loss rate "
+                 "exceeds what random loss explains (true), or as --loss-needs-queuing says "
+                 "(false); default: the configuration's");
+  app.add_option("--random-loss-tolerance", o.random_loss_tolerance,
+                 "swift's loss gate: the packet loss rate taken for corruption, at most");
+  app.add_option("--loss-gate-memory", o.loss_gate_memory,
+                 "swift's loss gate: delivered packets its loss rate is averaged over");
   app.add_option("--min-rto-us", o.min_rto_us,
                  "floor of the retransmission timeout; default: 500 us");
   app.add_option("--duration-us", o.duration_us, "simulated time per point")->capture_default_str();

@@ -22,7 +22,7 @@ using transport::CcConfig;
 using transport::CcKind;
 
 // swift-md is swift with loss_to_minimum = false: its keys are swift's without the last.
-constexpr std::array<std::string_view, 12> kSwiftKeys = {"kind",
+constexpr std::array<std::string_view, 15> kSwiftKeys = {"kind",
                                                          "target_delay",
                                                          "target_slack",
                                                          "ai",
@@ -33,6 +33,9 @@ constexpr std::array<std::string_view, 12> kSwiftKeys = {"kind",
                                                          "max_window",
                                                          "target_follows_min_rtt",
                                                          "loss_needs_queuing",
+                                                         "loss_gate",
+                                                         "random_loss_tolerance",
+                                                         "loss_gate_memory",
                                                          "loss_to_minimum"};
 constexpr std::array<std::string_view, 11> kDcqcnKeys = {"kind",
                                                          "g",
@@ -158,6 +161,15 @@ void swift_keys(const TableReader& c, transport::SwiftBlock& s) {
   if (auto follow = c.boolean("target_follows_min_rtt")) p.target_follows_min_rtt = *follow;
   if (auto minimum = c.boolean("loss_to_minimum")) p.loss_to_minimum = *minimum;
   if (auto queuing = c.boolean("loss_needs_queuing")) p.loss_needs_queuing = *queuing;
+  if (auto gate = c.boolean("loss_gate")) p.loss_gate = *gate;
+  if (auto tolerance = number_where(
+          c, "random_loss_tolerance", [](double v) { return v >= 0 && v < 1; }, "[0, 1)")) {
+    p.random_loss_tolerance = *tolerance;
+  }
+  if (auto memory = number_where(
+          c, "loss_gate_memory", [](double v) { return v > 1; }, "> 1 (packets)")) {
+    p.loss_gate_memory = *memory;
+  }
 }
 
 void dcqcn_keys(const TableReader& c, transport::DcqcnBlock& d) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <utility>
 
 #include "parsers.h"
 
@@ -46,7 +47,8 @@ constexpr auto kRcBackedKeys =
 constexpr std::array<std::string_view, 2> kProfiles = {"default", "paper"};
 constexpr std::array<std::string_view, 1> kRcKeys = {"kind"};
 constexpr std::array<std::string_view, 2> kPlainUcKeys = {"kind", "uc_message"};
-constexpr std::array<std::string_view, 18> kRogueKeys = {"kind",           "cc",
+// clang-format off
+constexpr std::array<std::string_view, 20> kRogueKeys = {"kind",           "cc",
                                                          "segment",        "batch",
                                                          "alpha",          "beta",
                                                          "literal_vegas",  "initial_window",
@@ -54,7 +56,9 @@ constexpr std::array<std::string_view, 18> kRogueKeys = {"kind",           "cc",
                                                          "base_rtt_floor", "uc_sample_timeout",
                                                          "rc_timeout",     "shadow_qp",
                                                          "pace",           "verb",
-                                                         "rtt_noise",      "rc_idle_start_floor"};
+                                                         "rtt_noise",      "rc_idle_start_floor",
+                                                         "signal_cost",    "clock_read_cost"};
+// clang-format on
 // The transport's default immediate layout: 10 bits of chunk offset (docs/transport.md).
 constexpr uint64_t kChunkOffsetBits = 10;
 
@@ -143,6 +147,13 @@ void rogue_keys(const TableReader& r, TransportSpec& t) {
   if (auto noise = r.time("rtt_noise")) {
     if (*noise < Time::zero()) r.fail("rtt_noise", "must not be negative");
     g.rtt_noise = *noise;
+  }
+  for (const auto& [key, field] : {std::pair{"signal_cost", &RogueSpec::signal_cost},
+                                   std::pair{"clock_read_cost", &RogueSpec::clock_read_cost}}) {
+    if (auto cost = r.time(key)) {
+      if (*cost < Time::zero()) r.fail(key, "must not be negative");
+      g.*field = *cost;
+    }
   }
   if (auto verb = r.positive_bytes("verb")) {
     if (verb->count() > (uint64_t{1} << 31)) {

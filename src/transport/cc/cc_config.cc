@@ -15,7 +15,7 @@ namespace {
 // check that nobody set them in `params` (where they would be overwritten).
 auto path_fields(SwiftParams& p) {
   return std::tie(p.target_delay, p.target_slack, p.mss, p.min_window, p.initial_window,
-                  p.max_window);
+                  p.max_window, p.packet_bytes);
 }
 auto path_fields(DcqcnParams& p) {
   return std::tie(p.rp.line_rate, p.rp.min_rate, p.base_rtt, p.mss);

@@ -12,6 +12,7 @@ SwiftParams swift_params_for(const CcParams& params) {
   p.target_slack = params.base_rtt / 5;
   p.mss = params.mss;
   p.min_window = params.mss;
+  p.packet_bytes = params.mtu;
   p.initial_window = std::max<uint64_t>(params.bdp_bytes, params.mss);
   p.max_window = 2 * p.initial_window;
   return p;
@@ -32,15 +33,20 @@ void SwiftParams::validate() const {
     throw Error("swift: need 0 < min_window ({}) <= initial_window ({}) <= max_window ({})",
                 min_window, initial_window, max_window);
   }
+  if (loss_gate) (void)LossGate(random_loss_tolerance, loss_gate_memory, packet_bytes);
 }
 
 Swift::Swift(const SwiftParams& params)
     : params_(params), window_(static_cast<double>(params.initial_window)) {
   params_.validate();
+  if (params_.loss_gate) {
+    gate_.emplace(params_.random_loss_tolerance, params_.loss_gate_memory, params_.packet_bytes);
+  }
   clamp();
 }
 
 void Swift::on_ack(const AckEvent& event) {
+  if (gate_) gate_->on_delivered(event.acked_bytes);
   if (!event.rtt) {
     return;  // without a delay signal the window holds (acked bytes alone say nothing here)
   }
@@ -67,14 +73,19 @@ Time Swift::target() const {
   return base + std::max(params_.target_slack, base / 5);
 }
 
+bool Swift::queue_seen() const {
+  return last_rtt_ == Time::zero() || last_rtt_ > target();
+}
+
 void Swift::on_loss(Time now) {
-  if (params_.loss_needs_queuing && last_rtt_ != Time::zero() && last_rtt_ <= target()) {
-    return;  // no queue behind this loss: corruption, not congestion
+  if (gate_ ? !gate_->on_loss(queue_seen()) : params_.loss_needs_queuing && !queue_seen()) {
+    return;  // neither a queue nor more loss than corruption explains: resent, no cut
   }
   cut(now);
 }
 
 void Swift::on_timeout(Time now) {
+  if (gate_) (void)gate_->on_loss(true);  // counts toward the loss rate; a timeout always cuts
   cut(now);
 }
 

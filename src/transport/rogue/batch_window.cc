@@ -33,10 +33,10 @@ bool BatchWindow::may_post(uint64_t batch_bytes) const {
   return in_flight_ + batch_bytes <= cc_.window_bytes();
 }
 
-void BatchWindow::open_batch() {
+void BatchWindow::open_batch(Time t_enq) {
   Batch b;
   b.id = next_id_++;
-  b.timing.t_enq = connection_.endpoint().device().hw_time();
+  b.timing.t_enq = t_enq;
   b.timing.rate_limit = applied_.value_or(Rate::bps(0));
   b.sent_before = bytes_through_limiter();
   b.enqueued_at = scheduler_.now();

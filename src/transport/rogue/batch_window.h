@@ -29,9 +29,9 @@ class BatchWindow {
   // Whether a new batch may be enqueued: fewer than min_batches in flight, or room in the
   // window for `batch_bytes` more; never while the UC sample timeout holds posting.
   bool may_post(uint64_t batch_bytes) const;
-  // A batch opens: reads the NIC clock (t_enq) before its first verb is enqueued; it is
+  // A batch opens with the NIC clock read before its first verb is enqueued (t_enq); it is
   // handed to the estimator once its verbs are in (close_batch).
-  void open_batch();
+  void open_batch(Time t_enq);
   void close_batch();
   uint64_t current_batch() const { return batches_.back().id; }
   // A verb of the current batch: its payload and the wire bytes it puts through the limiter.

@@ -50,6 +50,9 @@ void RogueConfig::validate() const {
     throw Error("rogue: max_verb_bytes {} is above 2^31", max_verb_bytes);
   }
   if (uc_sample_timeout <= Time::zero()) throw Error("rogue: uc_sample_timeout must be positive");
+  if (signal_cost < Time::zero() || clock_read_cost < Time::zero()) {
+    throw Error("rogue: signal_cost and clock_read_cost must not be negative");
+  }
   if (rtt_noise < Time::zero()) throw Error("rogue: rtt_noise must not be negative");
   if (resync_interval <= Time::zero() || resync_attempts == 0) {
     throw Error("rogue: resync_interval and resync_attempts must be positive");

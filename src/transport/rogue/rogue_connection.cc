@@ -46,6 +46,7 @@ RogueConnection::RogueConnection(Endpoint& endpoint, const RogueConfig& config)
 }
 
 RogueConnection::~RogueConnection() {
+  if (cpu_wake_.valid()) endpoint_.scheduler().cancel(cpu_wake_);
   endpoint_.remove_handler(id_);
   if (limiter_) endpoint_.device().release_limiter(*limiter_);
 }
@@ -180,6 +181,7 @@ void RogueConnection::pump() {
     TraceEvent e = w->event(TraceEvent::Kind::pumped);
     e.data_pending = next != verbs_.end() && (next->work.op == Op::read) == e.read;
     e.recovering = !path_with_role(PathRole::primary).has_value();
+    e.host_busy = cpu_.busy(endpoint_.scheduler().now()) || clock_read_.has_value();
     trace(e);
   }
 }
@@ -206,7 +208,9 @@ bool RogueConnection::post_batch() {
     return posted_.size() + more + 2 >= send_queue;
   };
   if (queue_full_after(0)) return false;
-  window.open_batch();
+  const std::optional<Time> t_enq = batch_clock();
+  if (!t_enq) return false;
+  window.open_batch(*t_enq);
   uint64_t bytes = 0;
   for (;;) {
     Verb& v = *it;
@@ -224,6 +228,55 @@ bool RogueConnection::post_batch() {
   }
   window.close_batch();
   return true;
+}
+
+std::optional<Time> RogueConnection::batch_clock() {
+  const Time now = endpoint_.scheduler().now();
+  // A read that has returned: the batch it was for goes now (the signals handled meanwhile
+  // wait behind it). One that returned earlier and found nothing to post is stale.
+  if (clock_read_ && clock_read_->ready_at == now) {
+    const Time value = clock_read_->value;
+    clock_read_.reset();
+    return value;
+  }
+  if (clock_read_ && clock_read_->ready_at < now) clock_read_.reset();
+  if (cpu_.busy(now)) {
+    wake_at(cpu_.free_at());
+    return std::nullopt;
+  }
+  if (config_.clock_read_cost == Time::zero()) return read_nic_clock();
+  // The read carries the NIC's time when it was issued; the thread waits for it to return.
+  const Time value = read_nic_clock();
+  charge(config_.clock_read_cost);
+  clock_read_ = ClockRead{.value = value, .ready_at = cpu_.free_at()};
+  wake_at(clock_read_->ready_at);
+  return std::nullopt;
+}
+
+Time RogueConnection::read_nic_clock() {
+  ++stats_.clock_reads;
+  return endpoint_.device().hw_time();
+}
+
+void RogueConnection::charge_signal() {
+  if (config_.signal_cost == Time::zero()) return;
+  ++stats_.signals_charged;
+  charge(config_.signal_cost);
+}
+
+void RogueConnection::charge(Time cost) {
+  cpu_.charge(endpoint_.scheduler().now(), cost);
+  stats_.modelled_cpu_ns = static_cast<uint64_t>(cpu_.charged().picoseconds() / 1000);
+}
+
+void RogueConnection::wake_at(Time when) {
+  if (cpu_wake_.valid() && cpu_wake_at_ <= when) return;  // an earlier wake-up looks again
+  if (cpu_wake_.valid()) endpoint_.scheduler().cancel(cpu_wake_);
+  cpu_wake_at_ = when;
+  cpu_wake_ = endpoint_.scheduler().at(when, [this] {
+    cpu_wake_ = {};
+    pump();
+  });
 }
 
 rnic::SendWr RogueConnection::segment_wr(const Verb& v, uint64_t offset, uint64_t length,
@@ -285,7 +338,7 @@ void RogueConnection::post_segment(Verb& v, uint64_t length, bool closes_batch) 
 }
 
 void RogueConnection::post_probe() {
-  write_window_->open_batch();
+  write_window_->open_batch(read_nic_clock());  // after a sample timeout: not delayed
   ++stats_.probes;
   post_tag(write_window_->current_batch());
   write_window_->close_batch();
@@ -335,12 +388,17 @@ void RogueConnection::on_send_completion(const rnic::WorkCompletion& wc) {
 }
 
 void RogueConnection::retire(const Segment& s, Time completed) {
+  Verb* v = s.tag_only ? nullptr : find_verb(s.verb);
   // RC: the batch was acknowledged (t_comp); UC: its last verb left the NIC (t_sig).
-  if (s.closes_batch) window_of(s.read ? Op::read : Op::write).on_signal(s.batch, completed);
+  if (s.closes_batch) {
+    window_of(s.read ? Op::read : Op::write).on_signal(s.batch, completed);
+    // The application's own signal (its signaled verb's last segment) is paid under RoCE too.
+    const bool applications = v != nullptr && s.last_of_verb && v->work.signaled;
+    if (!applications) charge_signal();
+  }
   if (s.tag_only) return;
   if (s.consumes_receive) ++receives_done_;
   if (s.read) read_window_->on_read_bytes(s.bytes);
-  Verb* v = find_verb(s.verb);
   if (v == nullptr) return;
   --v->segments_open;
   if (v->cut == v->work.local.length && v->segments_open == 0) finish_verb(*v, Status::success);
@@ -403,6 +461,7 @@ void RogueConnection::on_control(const ControlMessage& message) {
 }
 
 void RogueConnection::on_echo(uint8_t batch_sequence, Time response_time, Time arrival) {
+  charge_signal();  // UC: the echo's receive completion is a signal RoGUE handles
   write_window_->on_echo(batch_sequence, response_time, arrival);
   pump();
 }

@@ -70,7 +70,7 @@ void RogueConnection::resend(const std::vector<Segment>& segments) {
     BatchWindow& window = window_of(v->work.op);
     if (open != &window) {
       if (open != nullptr) open->close_batch();
-      window.open_batch();
+      window.open_batch(read_nic_clock());  // a takeover goes in this turn: not delayed
       open = &window;
     }
     const bool app_imm = s.last_of_verb && v->work.imm.has_value();

@@ -341,6 +341,9 @@ struct RogueSpec {
   // RoGUE's Fig. 9 compares 64 KB and 1 KB verbs).
   std::optional<Bytes> verb;
   Time rtt_noise = Time::zero();  // RogueConfig::rtt_noise (Fig. 8)
+  // RogueConfig::signal_cost and clock_read_cost (unset: RoGUE's defaults; 0: off).
+  std::optional<Time> signal_cost;
+  std::optional<Time> clock_read_cost;
 };
 
 // The Bifröst knobs a scenario may set (transport::TransportConfig; docs/transport.md).

@@ -26,10 +26,11 @@
 
 namespace bifrost::transport {
 
-// swift: RTT AIMD, the minimum window on loss (the default); swift_md: the same with a
-// multiplicative decrease on loss (the swift block, loss_to_minimum forced off); dcqcn: a rate
-// from ECN echoes; vegas: RoGUE's Vegas with pacing; timely: a rate from the RTT gradient
-// (a baseline); dctcp: DCTCP's window from ECN echoes (a baseline); none: an unlimited window.
+// swift: RTT AIMD, the minimum window on loss (the default; its loss gate spares random loss);
+// swift_md: the same with a multiplicative decrease on loss (the swift block, loss_to_minimum
+// forced off); dcqcn: a rate from ECN echoes; vegas: RoGUE's Vegas with pacing; timely: a rate
+// from the RTT gradient (a baseline); dctcp: DCTCP's window from ECN echoes (a baseline); none:
+// an unlimited window.
 enum class CcKind : uint8_t { swift, swift_md, dcqcn, vegas, timely, dctcp, none };
 
 // Indexed by CcKind.
@@ -49,7 +50,7 @@ constexpr bool needs_ecn_echo(CcKind kind) {
 }
 
 struct SwiftBlock {
-  SwiftParams params{};                    // mss is always the unit size
+  SwiftParams params{};                    // mss is always the unit size, packet_bytes the MTU
   std::optional<Time> target_delay;        // derived: the base RTT
   std::optional<Time> target_slack;        // derived: base RTT / 5
   std::optional<uint64_t> min_window;      // derived: the unit size

@@ -26,6 +26,7 @@ struct CcParams {
   uint64_t bdp_bytes = 625'000;      // line rate * base RTT
   uint32_t mss = 4096;               // the smallest useful window step (the unit size)
   Rate line_rate = Rate::Gbps(100);  // the configured link rate (TransportConfig::line_rate_bps)
+  uint32_t mtu = 4096;               // the path MTU (TransportConfig::mtu)
 };
 
 class CongestionControl {

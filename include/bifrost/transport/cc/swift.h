@@ -2,8 +2,12 @@
 // A Swift-like delay-based AIMD window, as Bifröst uses it: additive increase while the RTT is
 // below a target, a multiplicative decrease proportional to the excess delay at most once per
 // RTT, and, unlike Swift, a drop to the minimum window on any loss or timeout (the paper's
-// choice for lossy fabrics, where a loss means the queue overflowed).
+// choice for lossy fabrics, where a loss means the queue overflowed). Optionally a loss gate
+// (cc/loss_gate.h) spares the window the losses that random corruption explains.
+#include <optional>
+
 #include "bifrost/transport/cc/congestion_control.h"
+#include "bifrost/transport/cc/loss_gate.h"
 
 namespace bifrost::transport {
 
@@ -29,13 +33,25 @@ struct SwiftParams {
   // queues drop packets only after the RTT has risen, so congestion still cuts; timeouts always
   // cut. false: every loss cuts (the paper's rule; docs/transport.md, "Congestion control").
   bool loss_needs_queuing = false;
+  // The loss gate (ours; cc/loss_gate.h): a loss cuts the window only if the RTT shows a queue
+  // (as loss_needs_queuing) or the connection's loss events per delivered packet exceed
+  // random_loss_tolerance; a loss with neither sign is resent without a cut; timeouts always
+  // cut. It supersedes loss_needs_queuing, which lacks the loss-rate sign: an incast whose
+  // thousands of one-unit windows hold stale RTT samples kept its windows up under overflow.
+  // false: loss_needs_queuing decides (the paper, TransportConfig::paper(): every loss cuts).
+  bool loss_gate = true;
+  double random_loss_tolerance = 0.05;  // packet loss rate taken for corruption, at most
+  double loss_gate_memory = 128;        // delivered packets the loss rate is averaged over
+  uint32_t packet_bytes = 4096;         // path: the MTU (delivered bytes / MTU = packets)
 
   // Throws Error for a non-positive target, mss or increase, a negative slack or beta, a
-  // decrease outside (0, 1], or windows not ordered min <= initial <= max.
+  // decrease outside (0, 1], windows not ordered min <= initial <= max, or (loss_gate) a
+  // tolerance outside [0, 1) or a memory of at most one packet.
   void validate() const;
 };
 
-// The defaults for a path: target = base RTT, window up to 2 BDP, starting at one BDP.
+// The defaults for a path: target = base RTT, window up to 2 BDP, starting at one BDP; the
+// loss gate counts packets of the path's MTU.
 SwiftParams swift_params_for(const CcParams& params);
 
 class Swift final : public CongestionControl {
@@ -46,11 +62,14 @@ class Swift final : public CongestionControl {
   void on_loss(Time now) override;
   void on_timeout(Time now) override;
   uint64_t window_bytes() const override { return static_cast<uint64_t>(window_); }
+  // The loss gate's loss events per delivered packet; 0 without the gate.
+  double gated_loss_rate() const { return gate_ ? gate_->loss_rate() : 0; }
 
  private:
   void clamp();
   Time target() const;
-  void cut(Time now);  // a loss or timeout that counts
+  void cut(Time now);       // a loss or timeout that counts
+  bool queue_seen() const;  // the latest RTT sample is above the target (or there is none)
 
   SwiftParams params_;
   double window_;
@@ -58,6 +77,7 @@ class Swift final : public CongestionControl {
   Time last_rtt_ = Time::zero();
   Time min_rtt_ = Time::max();
   bool decreased_ = false;
+  std::optional<LossGate> gate_;  // set when params.loss_gate
 };
 
 }  // namespace bifrost::transport

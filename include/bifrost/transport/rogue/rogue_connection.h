@@ -25,6 +25,7 @@
 #include "bifrost/transport/path_resync.h"
 #include "bifrost/transport/reliability/wqe_window.h"
 #include "bifrost/transport/retired_qps.h"
+#include "bifrost/transport/rogue/host_cpu.h"
 #include "bifrost/transport/rogue/rogue_config.h"
 #include "bifrost/transport/rogue/rogue_stats.h"
 
@@ -165,6 +166,17 @@ class RogueConnection final : public EndpointHandler, private PathResyncOwner {
   void pump();
   // Posts the next batch of the window the next verb belongs to; false if it may not go.
   bool post_batch();
+  // The NIC clock read that opens a batch (t_enq), once the host CPU allows it: with
+  // clock_read_cost the read starts when the CPU is free and the batch goes when it returns
+  // (nullopt until then: a wake-up is set).
+  std::optional<Time> batch_clock();
+  // A NIC clock read, counted (host_cpu.h models its cost only in batch_clock).
+  Time read_nic_clock();
+  // RoGUE handled a signal of its own: the CPU is busy for signal_cost.
+  void charge_signal();
+  void charge(Time cost);
+  // Pumps again at `when` (the host CPU free, or a clock read back).
+  void wake_at(Time when);
   // The length of the next segment of `v` (a SEND goes whole).
   uint64_t next_segment(const Verb& v) const;
   void post_segment(Verb& v, uint64_t length, bool closes_batch);
@@ -222,6 +234,16 @@ class RogueConnection final : public EndpointHandler, private PathResyncOwner {
   PathResync resync_;
   RetiredQps retired_;
   bool pump_scheduled_ = false;
+  // The host CPU (RogueConfig::signal_cost, clock_read_cost): busy until, the clock read a
+  // batch waits on, and the wake-up for the pump.
+  struct ClockRead {
+    Time value;     // the NIC's time when the read started
+    Time ready_at;  // when it returns and the batch may go
+  };
+  HostCpu cpu_;
+  std::optional<ClockRead> clock_read_;
+  world::TimerId cpu_wake_;
+  Time cpu_wake_at_;
   CompletionHandler on_completion_;
   RttObserver rtt_observer_;
   std::function<void(const TraceEvent&)> trace_;
