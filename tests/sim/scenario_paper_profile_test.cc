@@ -31,12 +31,14 @@ TEST(ScenarioPaperProfile, SeedsTheKeysWithThePapersValues) {
   EXPECT_FALSE(t.hint_when_idle);  // A.1.2: only the window's last WQE
   EXPECT_EQ(t.chunk_loss_budget, 0.0);
   EXPECT_FALSE(t.cc.swift.params.target_follows_min_rtt);
-  // The product default differs in exactly those three choices.
+  EXPECT_FALSE(t.cc.swift.params.loss_gate);  // every loss cuts
+  // The product default differs in exactly those choices.
   const auto d = parse(with_transport("kind = \"bifrost-uc\"\n")).transport;
   EXPECT_FALSE(d.paper_profile);
   EXPECT_TRUE(d.hint_when_idle);
   EXPECT_GT(d.chunk_loss_budget, 0.0);
   EXPECT_TRUE(d.cc.swift.params.target_follows_min_rtt);
+  EXPECT_TRUE(d.cc.swift.params.loss_gate);
 }
 
 TEST(ScenarioPaperProfile, KeysGivenStillOverrideTheProfile) {
@@ -91,6 +93,8 @@ TEST(ScenarioPaperProfile, TheRunBuildsTransportConfigPaper) {
   EXPECT_EQ(s.loss_to_minimum, p.loss_to_minimum);
   EXPECT_EQ(s.target_follows_min_rtt, p.target_follows_min_rtt);
   EXPECT_EQ(s.loss_needs_queuing, p.loss_needs_queuing);
+  EXPECT_EQ(s.loss_gate, p.loss_gate);
+  EXPECT_EQ(s.random_loss_tolerance, p.random_loss_tolerance);
   EXPECT_EQ(s.additive_increase, p.additive_increase);
   EXPECT_EQ(s.beta, p.beta);
   EXPECT_EQ(s.max_decrease, p.max_decrease);

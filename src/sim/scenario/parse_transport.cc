@@ -112,6 +112,7 @@ void apply_paper_profile(TransportSpec& t) {
   t.cc.kind = transport::CcKind::swift;
   t.cc.swift.params.loss_to_minimum = true;
   t.cc.swift.params.target_follows_min_rtt = false;
+  t.cc.swift.params.loss_gate = false;  // §3.4.3: the minimum window on any drop
 }
 
 void ack_coalescing(const TableReader& r, TransportSpec& t) {
