@@ -6,7 +6,7 @@
 #    empty SEND) with --verify: every message completed, verified once, nothing corrupt or
 #    missing, one probe per path on each side, no path QP failed;
 #  - the offers name alias i <-> peer alias i (10.77.i.1 <-> 10.77.i.2) for path i;
-#  - both paths carried data: each path veth sent at least 20% of the bytes (kernel counters),
+#  - both paths carried data: each path veth sent at least 20% of the message bytes (kernel counters),
 #    and, with tshark, every datagram captured on path veth i is between alias pair i;
 #  - same-path recovery: with path 2's packets toward the client dropped for 1.5 s, its QP fails
 #    (RETRY_EXC) and is recovered on the same path: every message still verified, and every
@@ -125,7 +125,11 @@ ok(pairs == [("10.77.1.1", "10.77.1.2"), ("10.77.2.1", "10.77.2.2")],
 # The data flows a -> b except for read_bw.
 sent = counters["b" if client["test"] == "read_bw" else "a"]["path_tx_bytes"]
 total = sum(sent)
-ok(all(b >= 0.2 * total for b in sent), f"bytes sent per path veth {sent}: each >= 20%")
+# Against the messages' bytes, not the veths' total: go-back-N resends after a tbf drop (which
+# the host's load decides) inflate one path's count, and once made the other path's share of
+# the total 19.4% although it carried half the messages.
+ok(all(b >= 0.2 * n * 65536 for b in sent),
+   f"bytes sent per path veth {sent}: each >= 20% of the {n * 65536} message bytes")
 ok(total >= n * 65536, f"{total} bytes on the path veths for {n * 65536} of messages")
 if capture:
     rows = [l.strip().split(",") for l in open(f"{d}/{name}.fields.csv") if l.strip()]
