@@ -1,10 +1,12 @@
 # Sourced by the run.sh of Bifröst experiments in the real runtime (after common.sh): one
 # `bifrost-perf rpc_bw` run on loopback, a server and a client process, its client's JSON as one
 # CSV row. Set before use: `out` (the CSV; rpc_bw_start writes its header and empties the
-# *_failures.log beside it), `sched` (fifo: each process pinned to a core under SCHED_FIFO 10;
-# cfs: neither); rpc_bw_start builds bifrost-perf and sets `perf` and `tmp`.
+# *_failures.log beside it), `sched` (see sched_prefix); rpc_bw_start builds bifrost-perf and
+# sets `perf` and `tmp`.
 #   rpc_bw_start
 #   rpc_bw_run CONFIG REP FLAGS...     # FLAGS: bifrost-perf's for both sides (--transport, -s, ...)
+# Optional arrays `server_wrap` / `client_wrap`: a command put before that side's bifrost-perf
+# and its scheduling prefix (e.g. perf record ... --, which then runs unpinned, under CFS).
 
 rpc_bw_start() {
   cd "$root"
@@ -29,21 +31,41 @@ rpc_bw_run() {  # config, rep, then flags
   exit 1
 }
 
+# Sets the array `prefix` to what runs a process on core $1 under `sched`:
+#   fifo  pinned, SCHED_FIFO 10: the core even on a loaded host. But a process that keeps its
+#         core busy is paused by the kernel for 50 ms of every second (sched_rt_runtime_us
+#         950000), longer than bifrost-perf's default Bifröst RC retry budget (3 x 16.8 ms) and
+#         RTO floor (5 ms): half the runs then failed over (up to 4 times) and resent WQEs a real NIC
+#         would never lose. So fifo runs also get `fifo_timers` (default: the RC QP timeout
+#         perftest uses, 67 ms x 3 attempts, and a 20 ms RTO floor; set the array to change it).
+#         (nice -20 does not help: the other agents' work sits in other cgroups, which CFS
+#         shares the cores with equally.)
+#   cfs   neither
+fifo_timers=(--bifrost_rc_timeout 14 --min_rto 20000)
+sched_prefix() {  # core
+  case "$sched" in
+    fifo) prefix=(taskset -c "$1" chrt -f 10) ;;
+    cfs) prefix=() ;;
+    *) echo "unknown sched '$sched': use fifo or cfs" >&2; exit 2 ;;
+  esac
+}
+
 rpc_bw_once() {  # config, rep, attempt, then flags
-  local config=$1 rep=$2 attempt=$3
+  local config=$1 rep=$2 attempt=$3 prefix
   shift 3
-  local prefix_client=() prefix_server=()
-  if [ "$sched" = fifo ]; then
-    prefix_server=(taskset -c 1 chrt -f 10)
-    prefix_client=(taskset -c 0 chrt -f 10)
-  fi
+  sched_prefix 1
+  local prefix_server=("${prefix[@]}")
+  sched_prefix 0
+  local prefix_client=("${prefix[@]}") timers=()
+  [ "$sched" = fifo ] && timers=("${fifo_timers[@]}")
   port=$((port + 1))
-  local common=(rpc_bw "$@" -p "$port" --timeout 10)
-  "${prefix_server[@]}" "$perf" "${common[@]}" -B 127.0.0.2 >"$tmp/server.txt" 2>&1 &
+  local common=(rpc_bw "${timers[@]}" "$@" -p "$port" --timeout 10)
+  ${server_wrap[@]+"${server_wrap[@]}"} "${prefix_server[@]}" "$perf" "${common[@]}" -B 127.0.0.2 \
+    >"$tmp/server.txt" 2>&1 &
   local pid=$!
   sleep 0.3
-  if ! "${prefix_client[@]}" "$perf" "${common[@]}" 127.0.0.2 --out_json "$tmp/client.json" \
-    >"$tmp/client.txt" 2>&1; then
+  if ! ${client_wrap[@]+"${client_wrap[@]}"} "${prefix_client[@]}" "$perf" "${common[@]}" 127.0.0.2 \
+    --out_json "$tmp/client.json" >"$tmp/client.txt" 2>&1; then
     wait "$pid" || true
     echo "$config rep $rep attempt $attempt: $(grep -h 'error:' "$tmp/client.txt" | head -1)" \
       | tee -a "$failures" >&2
