@@ -4,7 +4,8 @@
 # (lossless) and an inter-pod one (PFC below the spine only). Writes fig8.csv, fig8.png here.
 #
 #   experiments/bifrost-two-pods/fig8.sh
-#   RUNS="inter:ardma" experiments/bifrost-two-pods/fig8.sh   # one run (appends to a new CSV)
+#   RUNS="inter:ardma" OUT=/tmp/a.csv experiments/bifrost-two-pods/fig8.sh   # one run, elsewhere
+#   FABRIC=100Gbps OUT=/tmp/b.csv experiments/bifrost-two-pods/fig8.sh   # non-blocking fabric
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 runs="${RUNS:-intra:ardma intra:bifrost-uc inter:ardma inter:bifrost-uc inter:bifrost-rc}"
@@ -13,7 +14,7 @@ cd "$root"
 build_sim
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-out="$here/fig8.csv"
+out="${OUT:-$here/fig8.csv}"
 echo "test,system,pod,hosts,start_ms,link_gbps_per_host,goodput_gbps_per_host" >"$out"
 for run in $runs; do
   test="${run%%:*}" system="${run#*:}"
@@ -25,5 +26,5 @@ for run in $runs; do
   grep -E "^(flows|Bifr|simulated)" "$tmp/stdout" >&2 || true
   /usr/bin/python3 "$here/fig8.py" series "$tmp/$run" "$test" "$system" "$out"
 done
-/usr/bin/python3 "$here/fig8.py" plot "$out" "$here/fig8.png"
-echo "results in $here/fig8.csv, fig8.png" >&2
+[ -n "${OUT:-}" ] || /usr/bin/python3 "$here/fig8.py" plot "$out" "$here/fig8.png"
+/usr/bin/python3 "$here/fig8.py" summary "$out" >&2
