@@ -1,63 +1,70 @@
 #!/usr/bin/env bash
-# Fig. 9 of the Bifröst paper: N clients x 8 threads x I/O depth 8 x 32 KiB RPCs into one
-# server on a lossy star (no PFC), minimum chunk (unit_size) 4 KiB vs 1 KiB: server goodput,
-# server link throughput and switch drops against the incast ratio N x 64. Writes results.csv
-# and incast.png here.
+# Fig. 9 of the Bifröst paper (§4.4): N clients x 64 QPs (8 threads x 8 server threads), 32 KiB
+# RPCs, 64 outstanding per client (8 threads x I/O depth 8: one per QP), into one server of
+# 2 x 25 Gb/s on a lossy star (no PFC, the default 12 MB switch buffer), Bifröst UC with
+# profile = "paper", minimum chunk (unit_size) 4 KiB vs 1 KiB: server goodput, server link,
+# switch drops and the server NIC's out-of-sequence (OOS) packets against the incast degree
+# N x 64. Writes results.csv and incast.png here.
 #
-#   experiments/bifrost-incast/run.sh                  # full run (about 5 minutes)
-#   CLIENTS="8 96" experiments/bifrost-incast/run.sh   # quick look
-#   CC='kind = "swift"\nloss_gate = false' OUT=/tmp/x.csv experiments/bifrost-incast/run.sh
-#     # a [transport.cc] table (TOML lines) for every point, results elsewhere
+#   experiments/bifrost-incast/run.sh                 # the paper's setup, 30/60/90 clients
+#   CLIENTS="30" experiments/bifrost-incast/run.sh    # one point
+#   SETUP=sensitivity experiments/bifrost-incast/run.sh
+#     # the named sensitivity rows (sensitivity.csv): 8 QPs per client at the paper's rates,
+#     # the paper's setup with a 4 ms minimum RTO, and the earlier 100 Gb/s, 8-QP, 4 MB sweep
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
-clients_list="${CLIENTS:-8 16 32 48 64 80 96}"
-buffer="${BUFFER:-4MB}"
+setup="${SETUP:-paper}"
 
 cd "$root"
-export CMAKE_BUILD_PARALLEL_LEVEL=1  # a shared 2-core machine
-build_tools bifrost-sim
+build_sim
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-out="${OUT:-$here/results.csv}"
-echo "series,clients,ratio,unit,send_threshold,buffer,goodput_gbps,link_gbps,window_drops,drops,retransmitted_wqes,timeouts" >"$out"
+if [ "$setup" = paper ]; then out="${OUT:-$here/results.csv}"; else out="${OUT:-$here/sensitivity.csv}"; fi
+echo "series,clients,qps_per_client,ratio,rate,mtu,unit,send_threshold,buffer,goodput_gbps,link_gbps,window_drops,window_oos,drops,oos,retransmitted_wqes,timeouts,tail_probes" >"$out"
 
-# One point: clients, unit, send threshold, buffer, series label.
+# One point: series label, clients, rate, MTU, profile, unit, send threshold, threads, depth,
+# extra scenario lines. The 12 ms run, then the same run stopped at the end of the warm-up
+# (the simulation is deterministic, so its first 4 ms are the same): the window's OOS is the
+# difference of the two NIC totals.
 point() {
-  local n=$1 unit=$2 threshold=$3 buf=$4 label=$5
-  sed -e "s/@CLIENTS@/$n/" -e "s/@HOSTS@/$((n + 1))/" -e "s/@UNIT@/$unit/" \
-    -e "s/@THRESHOLD@/$threshold/" -e "s/@BUFFER@/$buf/" "$here/scenario.toml.in" >"$tmp/s.toml"
-  [ -z "${CC:-}" ] || printf '[transport.cc]\n%b\n' "$CC" >>"$tmp/s.toml"
-  echo "== $label: $n clients ($((n * 64)):1)" >&2
-  "$build/tools/bifrost-sim" run "$tmp/s.toml" --out "$tmp/o" --quiet >"$tmp/stdout" 2>"$tmp/stderr" \
-    || { cat "$tmp/stderr" >&2; exit 1; }
-  grep -E "^(closed loop|Bifr)" "$tmp/stdout" >&2 || true
-  /usr/bin/python3 - "$tmp/o" "$tmp/stdout" "$label" "$n" "$unit" "$threshold" "$buf" >>"$out" <<'PY'
-import csv, json, re, sys
-d, stdout, label, n, unit, threshold, buf = sys.argv[1:]
-loop = next(csv.DictReader(open(f"{d}/closed_loop.csv")))
-summary = json.load(open(f"{d}/summary.json"))
-start, end = int(loop["window_start_ps"]), int(loop["window_end_ps"])
-# The server's link (switch -> h0) in the goodput window: every byte, retransmissions included.
-rows = [r for r in csv.DictReader(open(f"{d}/throughput.csv"))
-        if r["link"] == "switch->h0" and int(r["start_ps"]) >= start and int(r["end_ps"]) <= end]
-link = sum(int(r["bytes"]) for r in rows) * 8 / ((end - start) * 1e-12) / 1e9
-text = open(stdout).read()
-retx = re.search(r"(\d+) WQEs retransmitted", text).group(1)
-timeouts = re.search(r"(\d+) timeouts, \d+ tail probes", text).group(1)
-print(f"{label},{n},{loop['outstanding']},{unit},{threshold},{buf},{float(loop['goodput_gbps']):.2f},"
-      f"{link:.2f},{loop['window_drops']},{summary['drops']['total']},{retx},{timeouts}")
-PY
+  local label=$1 n=$2 rate=$3 mtu=$4 profile=$5 unit=$6 threshold=$7 threads=$8 depth=$9
+  local extra=${10:-} buffer=12MB
+  [[ "$extra" != *'"4MB"'* ]] || buffer=4MB
+  for duration in 12ms 4ms; do
+    sed -e "s/@CLIENTS@/$n/" -e "s/@HOSTS@/$((n + 1))/" -e "s/@RATE@/$rate/" -e "s/@MTU@/$mtu/" \
+      -e "s/@PROFILE@/$profile/" -e "s/@UNIT@/$unit/" -e "s/@THRESHOLD@/$threshold/" \
+      -e "s/@THREADS@/$threads/" -e "s/@DEPTH@/$depth/" -e "s/@DURATION@/$duration/" \
+      -e "s|@EXTRA@|$extra|" "$here/scenario.toml.in" | sed 's/\\n/\n/g' >"$tmp/s.toml"
+    echo "== $label: $n clients x $threads QPs x depth $depth ($((n * threads * depth)):1), $duration" >&2
+    "$tool" run "$tmp/s.toml" --out "$tmp/o$duration" --quiet >"$tmp/stdout$duration" \
+      2>"$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
+  done
+  grep -E "^(closed loop|Bifr)" "$tmp/stdout12ms" >&2 || true
+  /usr/bin/python3 "$here/reduce.py" "$tmp/o12ms" "$tmp/o4ms" "$tmp/stdout12ms" \
+    "$label,$n,$threads,$((n * threads * depth)),$rate,$mtu,$unit,$threshold,$buffer" >>"$out"
 }
 
-for n in $clients_list; do
-  point "$n" 4KiB 16KiB "$buffer" unit4k
-  point "$n" 1KiB 16KiB "$buffer" unit1k
-done
-# Sensitivity: the largest incast with the default 12 MB buffer, and with the default 32 KiB
-# send threshold (the RPC goes as one SEND, so the unit size does not apply).
-last="${clients_list##* }"
-point "$last" 4KiB 16KiB 12MB unit4k_12MB
-point "$last" 1KiB 16KiB 12MB unit1k_12MB
-point "$last" 4KiB 32KiB "$buffer" send_4k
+if [ "$setup" = paper ]; then
+  # The paper's setup (§4.4, Table 4's cluster B, §4.1's defaults): 2 x 25 Gb/s as one 50 Gb/s
+  # link, MTU 1024 (Table 2's), 64 QPs per client with one 32 KiB RPC each.
+  for n in ${CLIENTS:-30 60 90}; do
+    point unit4k "$n" 50Gbps 1024 paper 4KiB 16KiB 64 1
+    point unit1k "$n" 50Gbps 1024 paper 1KiB 16KiB 64 1
+  done
+else
+  for n in ${CLIENTS:-30 90}; do
+    # 8 QPs per client (one per thread, depth 8): 8x fewer minimum windows.
+    point qp8_unit4k "$n" 50Gbps 1024 paper 4KiB 16KiB 8 8
+    point qp8_unit1k "$n" 50Gbps 1024 paper 1KiB 16KiB 8 8
+  done
+  # The paper's setup with the RTO floor (and so the tail probe's, a quarter of it) at 4 ms,
+  # above the ~1 ms a full port queue holds at 50 Gb/s: the probe diagnosis (README).
+  point rto4ms_unit4k 30 50Gbps 1024 paper 4KiB 16KiB 64 1 'min_rto = "4ms"'
+  point rto4ms_unit1k 30 50Gbps 1024 paper 1KiB 16KiB 64 1 'min_rto = "4ms"'
+  # The earlier sweep's setup (100 Gb/s, MTU 4096, 8 QPs per client x depth 8, the product
+  # default, a 4 MB buffer) at its largest point.
+  point old100g_unit4k 96 100Gbps 4096 default 4KiB 16KiB 8 8 '[switch]\nbuffer = "4MB"'
+  point old100g_unit1k 96 100Gbps 4096 default 1KiB 16KiB 8 8 '[switch]\nbuffer = "4MB"'
+fi
 column -s, -t "$out" >&2
-[ -n "${OUT:-}" ] || /usr/bin/python3 "$here/plot.py" "$out" "$here/incast.png"
+[ -n "${OUT:-}" ] || [ "$setup" != paper ] || /usr/bin/python3 "$here/plot.py" "$out" "$here/incast.png"

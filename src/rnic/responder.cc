@@ -414,6 +414,7 @@ void Responder::receive_uc(const world::Packet& packet) {
   const PacketKind kind = packet_kind(packet.roce.bth.opcode);
   const uint32_t psn = packet.roce.bth.psn;
   auto& counters = nic_.counters();
+  if (psn != epsn_) ++counters.rx_uc_out_of_sequence;
   // Any FIRST or ONLY starts a message whatever its PSN, as real NICs and rxe do: a late or
   // duplicated message is placed again. A gap inside a message drops the rest of it.
   if (kind.starts_message()) {

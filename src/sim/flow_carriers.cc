@@ -162,7 +162,8 @@ class RdmaCarrier : public FlowCarrier {
                                              .naks_sent = c.naks_sent,
                                              .sacks_sent = c.sacks_sent,
                                              .delayed_acks = c.delayed_acks,
-                                             .cnps_sent = c.cnps_sent};
+                                             .cnps_sent = c.cnps_sent,
+                                             .uc_out_of_sequence = c.rx_uc_out_of_sequence};
   }
 
  protected:

@@ -130,6 +130,8 @@ TEST(Uc, NextMessageAfterALossResynchronizes) {
       same_content(*pair.a().memory, kSrc + 2 * kSlot, *pair.b().memory, kDst + kSlot, 4 * c.mtu));
   EXPECT_EQ(pair.b().qp->responder()->posted(), 1u);
   EXPECT_EQ(pair.b().device->data_path_counters().rx_uc_messages_dropped, 1u);
+  // Out of sequence: PSN 6 and 7 (the rest of message 1) and PSN 8 (message 2's FIRST).
+  EXPECT_EQ(pair.b().device->data_path_counters().rx_uc_out_of_sequence, 3u);
 }
 
 TEST(Uc, DuplicatedOnlyPacketIsPlacedAgain) {

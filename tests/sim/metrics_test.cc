@@ -231,7 +231,8 @@ TEST(Writers, SummaryJsonNicCounters) {
                     .naks_sent = 1,
                     .sacks_sent = 3,
                     .delayed_acks = 40,
-                    .cnps_sent = 7};
+                    .cnps_sent = 7,
+                    .uc_out_of_sequence = 9};
   const auto j = nlohmann::json::parse(summary_json(m, RunInfo{"s.toml", 1, Time::ms(1), {}}));
   EXPECT_EQ(j["nic"]["retransmitted"], 5);
   EXPECT_EQ(j["nic"]["timeouts"], 2);
@@ -239,6 +240,7 @@ TEST(Writers, SummaryJsonNicCounters) {
   EXPECT_EQ(j["nic"]["sacks_sent"], 3);
   EXPECT_EQ(j["nic"]["delayed_acks"], 40);
   EXPECT_EQ(j["nic"]["cnps_sent"], 7);
+  EXPECT_EQ(j["nic"]["uc_out_of_sequence"], 9);
 }
 
 TEST(Writers, WriteOutputsCreatesEveryFile) {

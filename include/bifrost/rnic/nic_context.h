@@ -78,7 +78,11 @@ struct DataPathCounters {
   uint64_t rx_pipeline_drops = 0;       // the receive pipeline's buffer was full
   uint64_t rx_qkey_mismatch = 0;        // UD packets with the wrong Q_Key
   uint64_t rx_uc_messages_dropped = 0;  // UC messages cut by a lost packet or without a receive
-  uint64_t rx_ud_no_receive = 0;        // UD packets that found no receive posted
+  // UC packets whose PSN was not the expected one: a ConnectX NIC's out_of_sequence counter,
+  // the "OOS" of the Bifröst paper's Fig. 9 (each packet after a loss, including the first
+  // packet of the next message, until the receiver is back in sequence).
+  uint64_t rx_uc_out_of_sequence = 0;
+  uint64_t rx_ud_no_receive = 0;  // UD packets that found no receive posted
   uint64_t naks_sent = 0;
   uint64_t sacks_sent = 0;
   uint64_t rnr_naks_sent = 0;
@@ -106,6 +110,7 @@ struct DataPathCounters {
     rx_pipeline_drops += o.rx_pipeline_drops;
     rx_qkey_mismatch += o.rx_qkey_mismatch;
     rx_uc_messages_dropped += o.rx_uc_messages_dropped;
+    rx_uc_out_of_sequence += o.rx_uc_out_of_sequence;
     rx_ud_no_receive += o.rx_ud_no_receive;
     naks_sent += o.naks_sent;
     sacks_sent += o.sacks_sent;

@@ -148,9 +148,13 @@ std::string summary_json(const RunMetrics& metrics, const RunInfo& info) {
   }
   if (!metrics.probes.empty()) j["probes"] = detail::probe_rtt_summary(metrics.probes);
   if (const auto& n = metrics.nic) {
-    j["nic"] = {{"retransmitted", n->retransmitted}, {"timeouts", n->timeouts},
-                {"naks_sent", n->naks_sent},         {"sacks_sent", n->sacks_sent},
-                {"delayed_acks", n->delayed_acks},   {"cnps_sent", n->cnps_sent}};
+    j["nic"] = {{"retransmitted", n->retransmitted},
+                {"timeouts", n->timeouts},
+                {"naks_sent", n->naks_sent},
+                {"sacks_sent", n->sacks_sent},
+                {"delayed_acks", n->delayed_acks},
+                {"cnps_sent", n->cnps_sent},
+                {"uc_out_of_sequence", n->uc_out_of_sequence}};
   }
   return j.dump(2) + "\n";
 }

@@ -26,6 +26,7 @@ struct NicTotals {
   uint64_t sacks_sent = 0;
   uint64_t delayed_acks = 0;  // ACKs sent because the responder's ACK delay bound ran out
   uint64_t cnps_sent = 0;
+  uint64_t uc_out_of_sequence = 0;  // UC packets off the expected PSN (ConnectX's OOS counter)
 };
 
 struct RunMetrics {
