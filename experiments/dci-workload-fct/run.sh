@@ -25,6 +25,8 @@ seed="${SEED:-1}"
 out="${OUT:-$root/out/dci-workload-fct}"
 results="${RESULTS:-$here}"          # where results.csv, sizing.csv and fct.png go
 # PFC_XOFF (bytes) replaces the scaled long-haul PFC XOFF (a sensitivity run; use another OUT).
+# DCI_BUFFER=static: the paper's switch buffers (10 MB shared inside the DCs, no shared pool in the
+# border switches; scenario.py, README "The DCI switch's buffer"); default shared (one size).
 
 # Flows per direction: about 1 GB of each workload, some 1,600 WebSearch and 16,000 FB_Hadoop
 # inter-DC flows per run.

@@ -38,6 +38,15 @@ PAPER_PFC_XOFF = 1_000_000  # the paper's "threshold 1 MB" on the long-haul PFC 
 INTRA_XOFF = 288_000       # paper: intra-DC PFC XOFF = XON = 288 KB
 SWING_XOFF = "198KB"       # paper: SWING relay XON/XOFF
 SHARED = 10_000_000        # paper: 10 MB shared buffer per switch
+# DCI_BUFFER: "shared" (every switch one shared buffer of SHARED plus the largest long-haul port
+# need, as before issue 21's last item) or "static" (the paper's section VI-B: the intra-DC
+# switches SHARED, the border switches a static partition with no shared pool, [switch.border];
+# README "The DCI switch's buffer"). BORDER_QUEUE_BUFFER (bytes): what each border egress queue
+# reserves for lossy frames (IRN's); default the long-haul port's share of every lossless scheme,
+# Bifrost's H + k S. INTRA_BUFFER (bytes) replaces the intra-DC SHARED (a sensitivity run).
+DCI_BUFFER = os.environ.get("DCI_BUFFER", "shared")
+if DCI_BUFFER not in ("shared", "static"):
+    raise SystemExit(f"DCI_BUFFER={DCI_BUFFER!r}: use shared or static")
 ECN = ("400KB", "1600KB", "0.2")  # DCQCN marking (kmin, kmax, pmax): our choice, see README
 # The paper gives no CBFC update period (section VI-B, "CBFC-ideal settings"): ours is 1 us,
 # README "CBFC's update period"; CBFC_UPDATE_PERIOD changes it for the sensitivity rows.
@@ -169,10 +178,24 @@ def nic_extra(scheme, sizing):
     return extra
 
 
+def switch_buffers(sizing):
+    """[switch] buffer and the [switch.border] table (empty: the border switches share it)."""
+    if DCI_BUFFER == "shared":
+        return f"{sizing['switch_buffer']}B", ""
+    intra = int(os.environ.get("INTRA_BUFFER", SHARED))
+    queue = int(os.environ.get("BORDER_QUEUE_BUFFER", sizing["bifrost_buffer"]))
+    return f"{intra}B", f'''
+[switch.border]               # no shared pool: each port's share is its own (README)
+partition = "static"
+queue_buffer = "{queue}B"  # per egress queue, for lossy frames (IRN)
+'''
+
+
 def values(scheme, cdf, load, length, sizing, flows, seed, dcqcn, duration="500ms"):
+    buffer, border = switch_buffers(sizing)
     return {
         "SEED": seed, "DURATION": duration, "DCI_LENGTH": length,
-        "BUFFER": f"{sizing['switch_buffer']}B",
+        "BUFFER": buffer, "BORDER": border,
         "ECN_KMIN": ECN[0], "ECN_KMAX": ECN[1], "ECN_PMAX": ECN[2],
         "FLOW_CONTROL": flow_control(scheme, sizing),
         "DCQCN": "true" if dcqcn else "false",
@@ -208,7 +231,7 @@ def size(tool, length, out_json):
     if os.environ.get("PFC_XOFF"):  # a sensitivity run: the long-haul PFC XOFF in bytes
         s["pfc_xoff"] = int(os.environ["PFC_XOFF"])
     # A provisional sizing to build the probes (buffers large enough for every other check).
-    s.update(bifrost_buffer=1, switch_buffer=10**9, irn_bdp_packets=1)
+    s.update(bifrost_buffer=10**6, switch_buffer=10**9, irn_bdp_packets=1)
     base = values("bifrost", "fb_hadoop", 0.1, length, s, 1, 1, True)
     text = fill(base).replace('leak_every = 1', 'leak_every = 1\nbuffer = "64B"')
     s["bifrost_buffer"] = probe(tool, text, "dci")

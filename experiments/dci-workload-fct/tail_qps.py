@@ -1,7 +1,8 @@
 """Why the p99 FCT with DCQCN is ~20 ms at 8 km: for each run with flow_throughput.csv
 (FLOW_SAMPLES set in run.sh), the flows at or above the p99 FCT against the other flows of the
 same size range, by their sender QP's DCQCN rate (README, "DCQCN's tail"): the lowest rate
-seen, the time spent below 1 Gb/s, and the run's CNPs (summary.json nic.cnps_sent).
+seen, the time spent below 1 Gb/s, and the run's CNPs (summary.json nic.cnps_sent); also the
+p99.5 and the number of flows over 5 ms (the tail's size, dci-distance README).
 
 usage: tail_qps.py RUN_DIR...          (prints one CSV row per run to stdout)
 """
@@ -50,7 +51,10 @@ def analyse(run_dir):
         }
 
     summary = json.loads((run_dir / "summary.json").read_text())
+    # How many flows the DCQCN tail holds: the p99 lands in it only while it is over 1 % of them.
+    p995 = ranked[max(1, math.ceil(0.995 * len(ranked))) - 1]
     row = {"run": run_dir.parent.name + "/" + run_dir.name, "p99_ms": round(p99, 2),
+           "p99_5_ms": round(p995, 2), "flows_over_5ms": sum(t > 5 for t in ranked),
            "cnps": summary.get("nic", {}).get("cnps_sent", "")}
     row.update({f"tail_{k}": v for k, v in describe(tail).items()})
     row.update({f"peers_{k}": v for k, v in describe(peers).items()})

@@ -36,6 +36,10 @@ void SharedBuffer::set_ingress_limits(uint32_t port, int priority, const Ingress
 }
 
 void SharedBuffer::resize_shared_pool() {
+  if (is_static()) {
+    size_static_partition();
+    return;
+  }
   const uint64_t reserved = config_.reserved_per_queue.count() * queues_.size();
   uint64_t headroom = 0;
   for (const IngressState& in : ingress_) headroom += in.limits.headroom.count();
@@ -51,12 +55,14 @@ void SharedBuffer::resize_shared_pool() {
     throw Error("cannot shrink the shared pool below the {} bytes in use", shared_used_);
   }
   shared_size_ = size;
+  total_ = total;
 }
 
 // The configured xoff, but never more than this ingress could reach with the free shared bytes:
 // a lossless frame that finds the pool full goes to headroom, and flow control must see that
 // as crossing xoff.
-uint64_t SharedBuffer::effective_xoff(const IngressState& in, uint64_t free) {
+uint64_t SharedBuffer::effective_xoff(const IngressState& in, uint64_t free) const {
+  if (is_static()) return in.limits.xoff.resolve(Bytes(0)).count();  // fixed: checked on set
   return std::min(in.limits.xoff.resolve(Bytes(free)).count(), in.buffered + free);
 }
 
@@ -65,6 +71,7 @@ Admission SharedBuffer::admit(uint32_t in_port, uint32_t out_port, int priority,
   QueueState& q = queues_[index(out_port, priority)];
   IngressState& in = ingress_[index(in_port, priority)];
   const uint64_t s = frame_bytes;
+  if (is_static() && in.limits.lossless) return admit_static(q, in, s);
   Admission result;
   if (q.reserved + s <= config_.reserved_per_queue.count()) {
     q.reserved += s;
@@ -72,6 +79,10 @@ Admission SharedBuffer::admit(uint32_t in_port, uint32_t out_port, int priority,
     in.buffered += s;
     result.admitted = true;
     result.pool = BufferPool::kReserved;
+    return result;
+  }
+  if (is_static()) {  // a lossy frame whose queue's share is full: there is no pool to try
+    result.reason = DropReason::kNoBuffer;
     return result;
   }
   const uint64_t free = shared_size_ - shared_used_;
@@ -131,7 +142,8 @@ void SharedBuffer::release(uint32_t in_port, uint32_t out_port, int priority, ui
   in.headroom -= from_headroom;
   headroom_used_ -= from_headroom;
   in.buffered -= s - from_headroom;
-  shared_used_ -= s - from_headroom;
+  // In a static partition the rest sat in the port's own share, never in a pool.
+  (is_static() ? port_used_ : shared_used_) -= s - from_headroom;
 }
 
 IngressUsage SharedBuffer::ingress_usage(uint32_t port, int priority) const {

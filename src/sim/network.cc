@@ -13,14 +13,18 @@ namespace {
 
 constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
 
-net::SwitchConfig switch_config(const std::string& name, uint32_t ports, const NetworkConfig& c,
+net::SwitchConfig switch_config(const topology::Node& node, uint32_t ports, const NetworkConfig& c,
                                 uint64_t seed) {
   net::SwitchConfig s;
-  s.name = name;
+  s.name = node.name;
   s.ports = ports;
   s.processing_latency = c.switch_latency;
   s.buffer.total = c.switches.buffer;
   s.buffer.alpha = c.switches.alpha;
+  if (node.border && c.switches.border) {
+    s.buffer.partition = net::BufferPartition::kStatic;
+    s.buffer.reserved_per_queue = c.switches.border->queue_buffer;
+  }
   if (c.switches.ecn) {
     for (auto& ecn : s.ecn)
       ecn = {true, c.switches.ecn->kmin, c.switches.ecn->kmax, c.switches.ecn->pmax};
@@ -73,8 +77,7 @@ void Network::build_nodes(const NetworkConfig& config) {
   for (uint32_t n = graph_.hosts; n < graph_.nodes.size(); ++n) {
     const auto ports = static_cast<uint32_t>(adjacency_[n].size());
     switches_.push_back(std::make_unique<net::Switch>(
-        scheduler_,
-        switch_config(graph_.nodes[n].name, ports, config, config.seed * 1'000'003 + n)));
+        scheduler_, switch_config(graph_.nodes[n], ports, config, config.seed * 1'000'003 + n)));
   }
 }
 

@@ -8,7 +8,7 @@
 namespace bifrost::net {
 
 enum class DropReason : uint8_t {
-  kNoBuffer,          // the shared pool had no room
+  kNoBuffer,          // the shared pool (static partition: the queue's share) had no room
   kDynamicThreshold,  // the queue was over alpha x free shared bytes
   kHeadroomExceeded,  // a lossless priority overflowed its PFC headroom (lossless violated)
   kLinkDown,          // routed to, or transmitted on, a failed link

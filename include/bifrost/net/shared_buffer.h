@@ -9,6 +9,12 @@
 // Lossless priorities are never dropped for the dynamic threshold; they drop only when their
 // headroom overflows, which means flow control was too slow (kHeadroomExceeded). Departures
 // free an ingress port's headroom first (see release()).
+//
+// A static partition (BufferPartition::kStatic; the Bifrost DCI paper's border switches,
+// section VI-B: "Shared buffer is disabled in DCI switch") has no shared pool at all: a lossless
+// (ingress port, priority) owns xoff (a fixed threshold) plus its headroom, a lossy frame may
+// use only its egress queue's reserved_per_queue, and nothing is ever borrowed from elsewhere.
+// The buffer's size is then the sum of those shares.
 #include <cstdint>
 #include <vector>
 
@@ -19,13 +25,17 @@
 
 namespace bifrost::net {
 
+enum class BufferPartition : uint8_t { kShared, kStatic };
+
 struct SharedBufferConfig {
-  Bytes total = Bytes::MiB(12);
+  Bytes total = Bytes::MiB(12);         // kShared only: kStatic is the sum of its shares
   Bytes reserved_per_queue = Bytes(0);  // per egress (port, priority)
   double alpha = 1.0;                   // dynamic threshold for lossy queues
+  BufferPartition partition = BufferPartition::kShared;
 };
 
-enum class BufferPool : uint8_t { kReserved, kShared, kHeadroom };
+// kPort: a lossless ingress's own share below xoff in a static partition.
+enum class BufferPool : uint8_t { kReserved, kShared, kHeadroom, kPort };
 
 struct Admission {
   bool admitted = false;
@@ -35,7 +45,8 @@ struct Admission {
 
 class SharedBuffer final : public IngressBuffer {
  public:
-  // Throws Error for a bad configuration (alpha, or reservations larger than the buffer).
+  // Throws Error for a bad configuration (alpha, or reservations larger than the buffer; in a
+  // static partition, a lossless ingress with a dynamic xoff, which needs a shared pool).
   SharedBuffer(const SharedBufferConfig& config, uint32_t ports);
 
   // Sets how frames of `priority` from ingress `port` are treated; resizes the shared pool.
@@ -48,8 +59,9 @@ class SharedBuffer final : public IngressBuffer {
 
   IngressUsage ingress_usage(uint32_t port, int priority) const override;
 
-  Bytes total() const { return config_.total; }
-  Bytes used() const { return Bytes(reserved_used_ + shared_used_ + headroom_used_); }
+  Bytes total() const { return Bytes(total_); }
+  Bytes used() const { return Bytes(reserved_used_ + shared_used_ + headroom_used_ + port_used_); }
+  bool is_static() const { return config_.partition == BufferPartition::kStatic; }
   Bytes shared_size() const { return Bytes(shared_size_); }
   Bytes shared_used() const { return Bytes(shared_used_); }
   Bytes shared_free() const { return Bytes(shared_size_ - shared_used_); }
@@ -83,7 +95,9 @@ class SharedBuffer final : public IngressBuffer {
     return std::size_t{port} * kPriorities + static_cast<std::size_t>(priority);
   }
   void resize_shared_pool();
-  static uint64_t effective_xoff(const IngressState& in, uint64_t free);
+  void size_static_partition();
+  uint64_t effective_xoff(const IngressState& in, uint64_t free) const;
+  Admission admit_static(QueueState& q, IngressState& in, uint64_t bytes);
 
   SharedBufferConfig config_;
   uint32_t ports_;
@@ -91,6 +105,8 @@ class SharedBuffer final : public IngressBuffer {
   uint64_t reserved_used_ = 0;
   uint64_t shared_used_ = 0;
   uint64_t headroom_used_ = 0;
+  uint64_t port_used_ = 0;  // kPort bytes (static partition)
+  uint64_t total_ = 0;
   std::vector<QueueState> queues_;
   std::vector<IngressState> ingress_;
 };

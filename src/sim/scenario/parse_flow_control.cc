@@ -31,8 +31,8 @@ std::string time_text(Time t) {
   return fmt::format("{}us", static_cast<double>(t.picoseconds()) / 1e6);
 }
 
-DciFlowControl parse_dci(const TableReader& r, const SwitchConfig& switches, const LinkSpec& link,
-                         std::string_view link_class) {
+DciFlowControl parse_dci(const TableReader& r, const SwitchConfig& switches, Bytes cap,
+                         const LinkSpec& link, std::string_view link_class) {
   r.allow_only(kDciKeys, " for kind \"dci\"");
   DciFlowControl dci;
   if (auto slot = r.positive_time("slot")) dci.slot = *slot;
@@ -58,9 +58,9 @@ DciFlowControl parse_dci(const TableReader& r, const SwitchConfig& switches, con
   if (auto k = r.integer("leak_every", 0, kMaxLeakEvery))
     dci.leak_every = static_cast<uint32_t>(*k);
   dci.buffer = r.positive_bytes("buffer");
-  if (dci.buffer && *dci.buffer >= switches.buffer) {
+  if (dci.buffer && *dci.buffer >= cap) {
     r.fail("buffer", fmt::format("{} is not below the switch buffer ({})", bytes_text(*dci.buffer),
-                                 bytes_text(switches.buffer)));
+                                 bytes_text(cap)));
   }
   dci.literal = r.boolean("literal").value_or(false);
   // The guard is bifrost's deviation; the printed algorithm's full pause is one slot.
@@ -71,7 +71,7 @@ DciFlowControl parse_dci(const TableReader& r, const SwitchConfig& switches, con
   return dci;
 }
 
-CbfcFlowControl parse_cbfc(const TableReader& r, const SwitchConfig& switches) {
+CbfcFlowControl parse_cbfc(const TableReader& r, Bytes cap) {
   r.allow_only(kCbfcKeys, " for kind \"cbfc\"");
   CbfcFlowControl cbfc;
   cbfc.buffer = r.required(r.positive_bytes("buffer"), "buffer");
@@ -79,9 +79,9 @@ CbfcFlowControl parse_cbfc(const TableReader& r, const SwitchConfig& switches) {
     r.fail("buffer",
            fmt::format("{} cannot hold one 64-byte credit block", bytes_text(cbfc.buffer)));
   }
-  if (cbfc.buffer >= switches.buffer) {
+  if (cbfc.buffer >= cap) {
     r.fail("buffer", fmt::format("{} is not below the switch buffer ({})", bytes_text(cbfc.buffer),
-                                 bytes_text(switches.buffer)));
+                                 bytes_text(cap)));
   }
   if (auto period = r.positive_time("update_period")) cbfc.update_period = *period;
   if (auto bits = r.integer("field_bits", 0, 32)) {
@@ -145,12 +145,13 @@ std::vector<LinkClassFlowControl> parse_flow_control(const TableReader& r,
     LinkClassFlowControl fc;
     fc.link_class = std::string(name);
     fc.where = fmt::format("{}: {}", location(r.file(), table->source()), c.path());
+    const Bytes cap = port_buffer_cap(switches, topology, name);
     if (kind == "pfc") {
-      fc.kind = parse_pfc(c, switches.buffer, mtu, "kind");
+      fc.kind = parse_pfc(c, cap, mtu, "kind");
     } else if (kind == "dci") {
-      fc.kind = parse_dci(c, switches, link_class_spec(topology, name), name);
+      fc.kind = parse_dci(c, switches, cap, link_class_spec(topology, name), name);
     } else if (kind == "cbfc") {
-      fc.kind = parse_cbfc(c, switches);
+      fc.kind = parse_cbfc(c, cap);
     } else if (kind == "swing") {
       fc.kind = parse_swing(c, name);
     } else {

@@ -10,8 +10,8 @@ namespace bifrost::sim::scenario::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kSwitchKeys = {"buffer", "alpha", "latency",
-                                                         "ecn",    "pfc",   "flow_control"};
+constexpr std::array<std::string_view, 7> kSwitchKeys = {"buffer", "alpha",        "latency", "ecn",
+                                                         "pfc",    "flow_control", "border"};
 constexpr std::array<std::string_view, 4> kEcnKeys = {"enabled", "kmin", "kmax", "pmax"};
 constexpr std::array<std::string_view, 2> kThresholds = {"dynamic", "static"};
 constexpr std::array<std::string_view, 4> kPfcStaticKeys = {"threshold", "xoff", "xon", "headroom"};
@@ -108,10 +108,17 @@ SwitchConfig parse_switch(const TableReader& r, Bytes mtu, const Topology& topol
     s.pfc = parse_pfc(pr, s.buffer, mtu, "enabled");
     s.pfc.enabled = enabled;
   }
+  // The border's partition first: it lifts the cap on the dci links' own buffers.
+  const toml::table* border = r.subtable("border");
+  const std::optional<TableReader> br =
+      border ? std::optional<TableReader>(std::in_place, *border, r.path() + ".border", r.file())
+             : std::nullopt;
+  if (br) s.border = parse_border(*br, mtu, topology);
   if (const toml::table* fc = r.subtable("flow_control")) {
     s.flow_control = parse_flow_control(TableReader(*fc, r.path() + ".flow_control", r.file()), s,
                                         mtu, topology);
   }
+  if (br) check_border_flow_control(*br, s);
   return s;
 }
 

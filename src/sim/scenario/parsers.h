@@ -22,6 +22,16 @@ SwitchConfig parse_switch(const TableReader& r, Bytes mtu, const Topology& topol
 std::vector<LinkClassFlowControl> parse_flow_control(const TableReader& r,
                                                      const SwitchConfig& switches, Bytes mtu,
                                                      const Topology& topology);
+// [switch.border] (two_dc only); nullopt for partition = "shared".
+std::optional<BorderBufferConfig> parse_border(const TableReader& r, Bytes mtu,
+                                               const Topology& topology);
+// A static border partition has no pool for a dynamic PFC threshold on the links that end at
+// the border switches; `r` is the [switch.border] table.
+void check_border_flow_control(const TableReader& r, const SwitchConfig& s);
+// What a port's own buffer settings on `link_class` must stay below: [switch] buffer, or no
+// cap on the dci links when the border switches are a static partition (their buffer is the
+// sum of those settings).
+Bytes port_buffer_cap(const SwitchConfig& s, const Topology& topology, std::string_view link_class);
 // A PFC table: [switch.pfc] (lead_key "enabled") or a link class's (lead_key "kind"). Leaves
 // `enabled` true; the caller reads its own lead key.
 PfcConfig parse_pfc(const TableReader& r, Bytes buffer, Bytes mtu, std::string_view lead_key);

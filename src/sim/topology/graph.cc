@@ -17,7 +17,7 @@ Graph with_hosts(uint64_t count) {
   Graph g;
   g.hosts = static_cast<uint32_t>(count);
   for (uint32_t h = 0; h < g.hosts; ++h)
-    g.nodes.push_back({Node::Kind::kHost, fmt::format("h{}", h)});
+    g.nodes.push_back({Node::Kind::kHost, fmt::format("h{}", h), false});
   return g;
 }
 
@@ -125,6 +125,7 @@ Graph two_dc(const scenario::TwoDcTopology& t) {
     const std::string prefix = fmt::format("dc{}.", dc);
     const auto spines = add_leaf_spine(g, t.dc, dc * per_dc, prefix);
     const uint32_t border = g.add_switch(prefix + "border");
+    g.nodes[border].border = true;
     for (uint32_t spine : spines) g.connect(spine, border, t.dc.fabric, "fabric");
     borders.push_back(border);
   }
@@ -156,7 +157,7 @@ Graph multipath(const scenario::MultipathTopology& t) {
 }  // namespace
 
 uint32_t Graph::add_switch(std::string name) {
-  nodes.push_back({Node::Kind::kSwitch, std::move(name)});
+  nodes.push_back({Node::Kind::kSwitch, std::move(name), false});
   return static_cast<uint32_t>(nodes.size() - 1);
 }
 

@@ -102,6 +102,14 @@ struct LinkClassFlowControl {
   std::variant<NoFlowControl, PfcConfig, DciFlowControl, CbfcFlowControl, SwingFlowControl> kind;
 };
 
+// [switch.border], two_dc only: the border (DCI) switches' buffer as a static partition with
+// no shared pool (net::BufferPartition::kStatic; the Bifrost DCI paper, section VI-B: "Shared
+// buffer is disabled in DCI switch"). Each lossless ingress owns its flow control's xoff plus
+// headroom (or H + k S); lossy frames get queue_buffer per egress queue (port, priority).
+struct BorderBufferConfig {
+  Bytes queue_buffer;
+};
+
 struct SwitchConfig {
   Bytes buffer = Bytes(12'000'000);  // shared buffer per switch
   double alpha = 1.0;                // dynamic-threshold factor of the shared buffer
@@ -109,6 +117,7 @@ struct SwitchConfig {
   std::optional<EcnConfig> ecn;      // nullopt: no ECN marking
   PfcConfig pfc;                     // every link class not in flow_control
   std::vector<LinkClassFlowControl> flow_control;
+  std::optional<BorderBufferConfig> border;  // nullopt: the border switches are like the rest
 };
 
 // The headroom that absorbs what is in flight after a pause is sent: a round trip of the link

@@ -13,7 +13,8 @@ namespace bifrost::sim::topology {
 struct Node {
   enum class Kind : uint8_t { kHost, kSwitch };
   Kind kind = Kind::kHost;
-  std::string name;  // "h12", "tor3", "agg1.2", "core5", ...
+  std::string name;     // "h12", "tor3", "agg1.2", "core5", ...
+  bool border = false;  // a two_dc border (DCI) switch: [switch.border] sets its buffer
 };
 
 struct Edge {
