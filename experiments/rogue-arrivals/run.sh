@@ -18,26 +18,33 @@ trap 'rm -rf "$tmp"' EXIT
 # the paper's ns3-rdma NIC, which has no such delay.
 cx3pro='[nic.profile.cx3pro]
 hosts = "all"'
-# label | rate Gb/s | MTU | phase T | interval | literal | floor | cx3pro? | seed
+# label | rate Gb/s | MTU | phase T | interval | literal | floor | cx3pro? | seed | pacing basis
+# (cwnd / base_rtt as §3.3's formula, or cwnd / RTT: README, "The Vegas floor"; base_rtt if empty;
+# "+applied": RTT samples time each batch at the rate the limiter applied to it)
 all_series=(
   "a_10g 10 2048 4 1s true 0us yes 1"          # (a): the testbed, 1 s averages, T = 4 s
   "b_40g 40 1024 0.5 100ms true 0us no 1"      # (b): the simulator, 0.1 s averages, T = 0.5 s
   "a_10g_floor50us 10 2048 4 1s true 50us yes 1"
   "b_40g_floor50us 40 1024 0.5 100ms true 50us no 1"
+  "a_10g_rate_per_rtt 10 2048 4 1s true 0us yes 1 current_rtt+applied"
+  "b_40g_rate_per_rtt 40 1024 0.5 100ms true 0us no 1 current_rtt+applied"
 )
-# The floor50us rows add about 5 minutes: SERIES="a_10g b_40g a_10g_floor50us b_40g_floor50us".
+# The floor50us rows add about 5 minutes, the rate_per_rtt rows as much: SERIES="a_10g b_40g
+# a_10g_floor50us b_40g_floor50us a_10g_rate_per_rtt b_40g_rate_per_rtt".
 wanted="${SERIES:-a_10g b_40g}"
 echo "series,flow,src,start_s,end_s,gbps" >"$here/samples.csv"
 echo "series,time_s,event,flow,active,fair_gbps,intervals,intervals_within,converge_s,last_interval_worst_deviation" >"$here/events.csv"
 for entry in "${all_series[@]}"; do
-  read -r label rate mtu phase interval literal floor profile seed <<<"$entry"
+  read -r label rate mtu phase interval literal floor profile seed basis <<<"$entry"
+  basis=${basis:-base_rtt}
+  [[ $basis == *+applied ]] && applied=true || applied=false
   [[ " $wanted " == *" $label "* ]] || continue
   mkdir -p "$tmp/$label"
   goodput=$(/usr/bin/python3 "$here/schedule.py" "$rate" "$mtu" "$phase" "$tmp/$label/flows.csv")
   duration=$(/usr/bin/python3 -c "print(f'{9 * $phase * 1000:.0f}ms')")
   [ "$profile" = yes ] && nic=$cx3pro || nic=""
   SEED=$seed MTU=$mtu DURATION=$duration RATE="${rate}Gbps" NIC=$nic LITERAL=$literal \
-    FLOOR=$floor INTERVAL=$interval \
+    FLOOR=$floor INTERVAL=$interval RATE_BASIS="${basis%+applied}" SAMPLE_APPLIED=$applied \
     /usr/bin/python3 "$here/../fill_template.py" "$here/scenario.toml.in" "$tmp/$label/run.toml"
   echo "== $label ($rate Gb/s, T = $phase s, $interval samples, literal_vegas $literal, floor $floor)" >&2
   "$tool" run "$tmp/$label/run.toml" --out "$tmp/$label/out" --quiet >"$tmp/$label.txt"

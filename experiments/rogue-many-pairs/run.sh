@@ -4,7 +4,7 @@
 # soft NIC, and RoCE (plain RC, no PFC). Writes results.csv (median 1 MB FCT and p90 1 KB FCT per
 # scheme and load) and many_pairs.png.
 #
-#   experiments/rogue-many-pairs/run.sh                             # every scheme and load
+#   experiments/rogue-many-pairs/run.sh                             # every scheme and load (~12 min)
 #   SCHEMES="rogue-rc dctcp" LOADS="0.3" experiments/rogue-many-pairs/run.sh
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The paper's loads are on its figure only; ours span light to heavy.
 loads="${LOADS:-0.2 0.4 0.6 0.8}"
-schemes="${SCHEMES:-rogue-rc dctcp roce}"
+schemes="${SCHEMES:-rogue-rc rogue-rc-per-rtt dctcp roce}"
 arrivals="${ARRIVALS:-1s}"
 cp "$here/sizes.cdf" "$tmp/sizes.cdf"
 echo "scheme,load,flows,finished,bucket,fct_p50_us,fct_p90_us,fct_p99_us" >"$tmp/rows.csv"
@@ -22,6 +22,11 @@ for scheme in $schemes; do
   case "$scheme" in
     rogue-rc) transport='kind = "rogue-rc"
 literal_vegas = true' ;;
+    # The same, the limiter at cwnd / RTT, samples at the applied rate (README, "The Vegas floor").
+    rogue-rc-per-rtt) transport='kind = "rogue-rc"
+literal_vegas = true
+rate_basis = "current_rtt"
+sample_applied_rate = true' ;;
     # DCTCP's window algorithm (g = 1/16) over Bifröst UC, ECN echoed by its software ACKs.
     dctcp) transport='kind = "bifrost-uc"
 cc = "dctcp"' ;;

@@ -156,5 +156,36 @@ TEST(RogueScenario, RttNoiseIsAddedToEverySample) {
   EXPECT_GT(max_rtt(with_noise), max_rtt(clean) + Time::us(100));
 }
 
+// [transport] rate_basis and sample_applied_rate (issue 24, the Vegas floor): parsed into the
+// connection's config; paced at cwnd / RTT the limits the trace shows go below the cwnd /
+// base_rtt floor, and both flows still finish. A rate step of the line rate lets each limit
+// reach its target at once (these flows are too short for 1 Gb/s steps to get there).
+TEST(RogueScenario, RateBasisAndAppliedRateSamplesReachTheConnection) {
+  const std::string traced = "[metrics]\ncc_trace = true\n";
+  std::string per_rtt = rogue_star("rogue-rc", traced);
+  per_rtt.insert(per_rtt.find("[[workload]]"),
+                 "literal_vegas = true\nrate_step = \"10Gbps\"\nrate_basis = \"current_rtt\"\n"
+                 "sample_applied_rate = true\n");
+  const auto sc = parse(per_rtt);
+  EXPECT_EQ(sc.transport.cc.vegas.params.rate_basis, transport::VegasRateBasis::current_rtt);
+  EXPECT_TRUE(sc.transport.rogue.sample_applied_rate);
+  std::string literal = rogue_star("rogue-rc", traced);
+  literal.insert(literal.find("[[workload]]"), "literal_vegas = true\nrate_step = \"10Gbps\"\n");
+  EXPECT_FALSE(parse(literal).transport.rogue.sample_applied_rate);
+  const auto least_limit = [](const RunSummary& s) {
+    uint64_t least = 0;  // bit/s; 0: no limit set
+    for (const metrics::CcTraceRow& r : s.metrics.cc_trace) {
+      if (!r.sample && r.rate_bps > 0 && (least == 0 || r.rate_bps < least)) least = r.rate_bps;
+    }
+    return least;
+  };
+  const RunSummary base = run(literal);
+  const RunSummary current = run(per_rtt);
+  EXPECT_EQ(current.finished, 2u);
+  ASSERT_GT(least_limit(base), 0u);
+  ASSERT_GT(least_limit(current), 0u);
+  EXPECT_LT(least_limit(current), least_limit(base));
+}
+
 }  // namespace
 }  // namespace bifrost::sim

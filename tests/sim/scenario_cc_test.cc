@@ -198,6 +198,7 @@ beta = 2
 literal_vegas = true
 initial_window = 16
 base_rtt_floor = "20us"
+rate_basis = "current_rtt"
 )");
   const CcConfig table = cc_of("rogue-uc", R"([transport.cc]
 kind = "vegas"
@@ -206,6 +207,7 @@ beta = 2
 literal = true
 initial_window = 16
 base_rtt_floor = "20us"
+rate_basis = "current_rtt"
 )");
   for (const CcConfig& cc : {old_keys, table}) {
     EXPECT_EQ(cc.kind, CcKind::vegas);
@@ -215,11 +217,15 @@ base_rtt_floor = "20us"
     EXPECT_TRUE(v.literal);
     EXPECT_EQ(v.initial_window_packets, 16u);
     EXPECT_EQ(v.base_rtt_floor, Time::us(20));
+    EXPECT_EQ(v.rate_basis, transport::VegasRateBasis::current_rtt);
   }
-  // Without any: Vegas with its own defaults, as RoGUE had them.
+  // Without any: Vegas with its own defaults, as RoGUE had them (§3.3's cwnd / base_rtt).
   const CcConfig plain = cc_of("rogue-rc", "");
   EXPECT_EQ(plain.kind, CcKind::vegas);
   EXPECT_EQ(plain.vegas.params.alpha, transport::VegasParams{}.alpha);
+  EXPECT_EQ(plain.vegas.params.rate_basis, transport::VegasRateBasis::base_rtt);
+  EXPECT_EQ(cc_of("rogue-rc", "rate_basis = \"base_rtt\"\n").vegas.params.rate_basis,
+            transport::VegasRateBasis::base_rtt);
   EXPECT_EQ(cc_of("rogue-rc", "cc = \"vegas\"\n").kind, CcKind::vegas);
 }
 

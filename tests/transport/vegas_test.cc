@@ -196,6 +196,59 @@ TEST(Vegas, PacingStartsAtLineRateAndMovesOneStepPerUpdate) {
   EXPECT_EQ(v.pacing_rate(), Rate::bps(4'646'400'000));
 }
 
+// The floor (issue 24): the paper's alpha 4 / beta 2 in packets and its rate cwnd / base_rtt.
+// diff <= cwnd, so the literal rules never cut a window of 2 packets and cut one of 3 only
+// above beta: every window sits at 2..3 packets, and paced at cwnd / base_rtt no rate goes
+// below 2 packets per base RTT, however long the queue (here 300 us against a 6 us base, a
+// 10 Gb/s port with two 64 KB batches of four flows queued). Paced at cwnd / RTT (the paper's
+// "no more than cwnd of data ... per RTT") the same windows give a rate that falls with it.
+TEST(Vegas, LiteralWindowsSitAtTheirFloorAndOnlyTheCurrentRttBasisLowersTheRate) {
+  VegasParams p;
+  p.literal = true;
+  p.packet_bytes = 2048;
+  const Time base = Time::us(6);
+  const Time queued = Time::us(300);
+  const auto run = [&](VegasRateBasis basis) {
+    p.rate_basis = basis;
+    Vegas v(p);
+    v.on_ack(sample(Time::us(10), base));  // base RTT 6 us
+    Time now = Time::us(20);
+    for (int i = 0; i < 60; ++i, now = now + Time::us(50)) {
+      v.on_ack(sample(now, queued));
+      EXPECT_GE(v.window_bytes(), 2u * 2048) << i;
+      if (i >= 10) {
+        EXPECT_LE(v.window_bytes(), 3u * 2048) << i;
+      }
+    }
+    return v;
+  };
+  const Vegas literal = run(VegasRateBasis::base_rtt);
+  EXPECT_EQ(literal.pacing_rtt(), base);
+  // 2 packets of 2048 + 58 wire bytes per 6 us: 5.616 Gb/s, the floor.
+  const Rate floor = vegas_target_rate(2 * 2048, base, p);
+  EXPECT_EQ(floor, Rate::bps(5'616'000'000));
+  EXPECT_GE(literal.rate(), floor);
+
+  const Vegas per_rtt = run(VegasRateBasis::current_rtt);
+  EXPECT_EQ(per_rtt.pacing_rtt(), queued);
+  EXPECT_EQ(per_rtt.rate(), vegas_target_rate(per_rtt.window_bytes(), queued, p));
+  EXPECT_LE(per_rtt.rate(), Rate::Mbps(169));  // 3 packets per 300 us
+}
+
+TEST(Vegas, CurrentRttBasisIsTheBaseBasisOnAnEmptyPathAndNeverBelowTheBase) {
+  VegasParams p;
+  p.rate_basis = VegasRateBasis::current_rtt;
+  p.base_rtt_floor = Time::us(20);
+  Vegas v(p);
+  EXPECT_EQ(v.pacing_rtt(), Time::zero());
+  v.on_ack(sample(Time::us(100), Time::us(30)));
+  EXPECT_EQ(v.pacing_rtt(), Time::us(30));  // the sample is the base: both bases agree
+  v.on_ack(sample(Time::us(200), Time::us(10)));
+  EXPECT_EQ(v.pacing_rtt(), Time::us(20));  // below the floored base: the base
+  v.on_ack(sample(Time::us(300), Time::us(80)));
+  EXPECT_EQ(v.pacing_rtt(), Time::us(80));
+}
+
 TEST(Vegas, InvalidParametersAreRefused) {
   VegasParams p;
   p.packet_bytes = 0;

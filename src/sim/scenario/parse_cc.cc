@@ -48,8 +48,9 @@ constexpr std::array<std::string_view, 11> kDcqcnKeys = {"kind",
                                                          "additive_increase",
                                                          "hyper_increase",
                                                          "cnp_interval"};
-constexpr std::array<std::string_view, 7> kVegasKeys = {
-    "kind", "alpha", "beta", "literal", "initial_window", "loss_decrease", "base_rtt_floor"};
+constexpr std::array<std::string_view, 8> kVegasKeys = {
+    "kind",           "alpha",         "beta",           "literal",
+    "initial_window", "loss_decrease", "base_rtt_floor", "rate_basis"};
 constexpr std::array<std::string_view, 9> kTimelyKeys = {
     "kind",    "alpha", "beta", "t_low", "t_high", "min_rtt", "hai_threshold", "additive_increase",
     "min_rate"};
@@ -57,8 +58,10 @@ constexpr std::array<std::string_view, 5> kDctcpKeys = {"kind", "g", "initial_wi
                                                         "max_window"};
 constexpr std::array<std::string_view, 1> kNoneKeys = {"kind"};
 // RoGUE's Vegas keys as they stand directly in [transport] (literal spelt literal_vegas).
-constexpr std::array<std::string_view, 5> kRogueVegasKeys = {"alpha", "beta", "literal_vegas",
-                                                             "initial_window", "base_rtt_floor"};
+constexpr std::array<std::string_view, 6> kRogueVegasKeys = {
+    "alpha", "beta", "literal_vegas", "initial_window", "base_rtt_floor", "rate_basis"};
+// What Vegas's pacing rate divides the window by (cc/vegas.h, VegasRateBasis).
+constexpr std::array<std::string_view, 2> kVegasRateBases = {"base_rtt", "current_rtt"};
 
 std::span<const std::string_view> keys_of(CcKind kind) {
   switch (kind) {
@@ -207,6 +210,10 @@ void vegas_keys(const TableReader& r, std::string_view literal_key, transport::V
     v.loss_decrease = *d;
   }
   if (auto floor = r.non_negative_time("base_rtt_floor")) v.base_rtt_floor = *floor;
+  if (auto basis = r.choice("rate_basis", kVegasRateBases)) {
+    v.rate_basis = *basis == "current_rtt" ? transport::VegasRateBasis::current_rtt
+                                           : transport::VegasRateBasis::base_rtt;
+  }
 }
 
 void timely_keys(const TableReader& c, transport::TimelyBlock& t) {

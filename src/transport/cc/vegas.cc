@@ -91,6 +91,7 @@ void Vegas::on_ack(const AckEvent& event) {
   const Time floor = params_.base_rtt_floor;
   base_rtt_ = base_rtt_ == Time::zero() ? std::max(rtt, floor) : std::min(base_rtt_, rtt);
   base_rtt_ = std::max(base_rtt_, floor);
+  last_rtt_ = rtt;
   const double diff = vegas_diff(cwnd_, rtt, base_rtt_, params_.packet_bytes);
   if (slow_start_) {
     if (diff > effective_beta(params_)) {
@@ -145,8 +146,13 @@ void Vegas::set_window(uint64_t bytes) {
 
 void Vegas::update_rate() {
   if (base_rtt_ == Time::zero()) return;  // no base RTT yet: no target
-  const Rate target = vegas_target_rate(cwnd_, base_rtt_, params_);
+  const Rate target = vegas_target_rate(cwnd_, pacing_rtt(), params_);
   rate_ = step_rate_toward(rate_, target, params_.rate_step, params_.line_rate);
+}
+
+Time Vegas::pacing_rtt() const {
+  if (params_.rate_basis == VegasRateBasis::base_rtt) return base_rtt_;
+  return std::max(base_rtt_, last_rtt_);
 }
 
 std::optional<Rate> Vegas::pacing_rate() const {

@@ -17,6 +17,10 @@ BatchWindow::BatchWindow(RogueConnection& connection, const RogueConfig& config,
       cc_(config.vegas_params()),
       rc_(config.line_rate, config.rc_idle_start_floor),
       uc_(config.line_rate),
+      // The NIC's own change delay (the paper's H was its NICs'; a READ's limiter is the peer's,
+      // taken to be the same kind of NIC).
+      applied_model_(connection.endpoint().device().rate_limiter_config().change_delay.count(),
+                     config.line_rate),
       noise_(connection.endpoint().config().seed,
              fmt::format("rogue-rtt-noise/{}/{}", connection.id(),
                          direction == Direction::read ? "read" : "write")) {}
@@ -40,6 +44,9 @@ void BatchWindow::open_batch(Time t_enq) {
   b.timing.rate_limit = applied_.value_or(Rate::bps(0));
   b.sent_before = bytes_through_limiter();
   b.enqueued_at = scheduler_.now();
+  // Its bytes go through the limiter after those already enqueued (or what else it metered).
+  posted_units_ = std::max(posted_units_, b.sent_before);
+  b.first_unit = posted_units_;
   batches_.push_back(b);
   ++stats_.batches;
 }
@@ -50,6 +57,10 @@ void BatchWindow::add_bytes(uint64_t bytes, uint64_t wire_bytes, uint64_t packet
   b.timing.wire_bytes += wire_bytes;
   b.timing.packets += packets;
   in_flight_ += bytes;
+  // READ data is counted as it arrives here, in payload bytes; WRITEs by the limiter, in wire.
+  const uint64_t units = direction_ == Direction::read ? bytes : wire_bytes;
+  b.units += units;
+  posted_units_ += units;
 }
 
 void BatchWindow::close_batch() {
@@ -69,7 +80,13 @@ void BatchWindow::on_signal(uint64_t batch, Time at) {
   const Batch b = batches_.front();
   batches_.pop_front();
   in_flight_ -= b.bytes;
-  take_sample(b, rc_.on_completion(at));
+  if (!config_.sample_applied_rate) {
+    take_sample(b, rc_.on_completion(at));
+    return;
+  }
+  const std::optional<Rate> applied = applied_model_.effective_rate(b.first_unit, b.units);
+  applied_model_.forget_before(batches_.empty() ? posted_units_ : batches_.front().first_unit);
+  take_sample(b, rc_.on_completion(at, applied.value_or(Rate::bps(0))));
 }
 
 void BatchWindow::on_echo(uint8_t sequence, Time response_time, Time arrival) {
@@ -149,6 +166,7 @@ void BatchWindow::apply_rate() {
   e.new_rate = rate;
   connection_.trace(e);
   applied_ = rate;
+  if (config_.sample_applied_rate) applied_model_.on_request(bytes_through_limiter(), rate);
   ++stats_.rate_updates;
   holdoff_until_ = bytes_through_limiter() + config_.holdoff_bytes;
   if (direction_ == Direction::write) {

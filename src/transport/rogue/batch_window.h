@@ -6,6 +6,7 @@
 #include <deque>
 #include <optional>
 
+#include "applied_rate.h"
 #include "bifrost/core/rng.h"
 #include "bifrost/transport/cc/vegas.h"
 #include "bifrost/transport/rogue/rogue_config.h"
@@ -64,6 +65,10 @@ class BatchWindow {
     RogueBatch timing;
     uint64_t sent_before = 0;  // bytes through the limiter when it was enqueued
     Time enqueued_at;          // scheduler time, for the UC sample timeout
+    // Its stretch of the limiter's units (bytes_through_limiter()'s unit), for the rate the
+    // NIC applied to it (applied_rate.h).
+    uint64_t first_unit = 0;
+    uint64_t units = 0;
   };
 
   bool uc() const { return config_.qp_type == QpType::uc; }
@@ -89,7 +94,9 @@ class BatchWindow {
   Time last_echo_;
   uint64_t in_flight_ = 0;
   std::optional<Rate> applied_;  // on the limiter (nullopt: unlimited)
-  uint64_t holdoff_until_ = 0;   // bytes_through_limiter() before which samples are held off
+  AppliedRateModel applied_model_;
+  uint64_t posted_units_ = 0;   // units of every batch enqueued, in the limiter's count
+  uint64_t holdoff_until_ = 0;  // bytes_through_limiter() before which samples are held off
   uint64_t read_bytes_ = 0;
   bool gated_ = false;  // UC: every sample lost; only a probe until one arrives
   world::TimerId sample_timer_;

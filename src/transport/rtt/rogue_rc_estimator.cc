@@ -13,7 +13,13 @@ uint64_t RogueRcRttEstimator::on_enqueue(const RogueBatch& batch) {
 
 Time RogueRcRttEstimator::on_completion(Time t_comp) {
   if (batches_.empty()) throw Error("RoGUE RC RTT: a completion with no batch outstanding");
-  const RogueBatch batch = batches_.front();
+  return on_completion(t_comp, batches_.front().rate_limit);
+}
+
+Time RogueRcRttEstimator::on_completion(Time t_comp, Rate applied_rate) {
+  if (batches_.empty()) throw Error("RoGUE RC RTT: a completion with no batch outstanding");
+  RogueBatch batch = batches_.front();
+  batch.rate_limit = applied_rate;
   batches_.pop_front();
   const bool idle_start = !previous_ || batch.t_enq >= previous_->t_comp - previous_->rtt;
   const Time t_start = idle_start ? batch.t_enq : previous_->t_comp - previous_->rtt;

@@ -25,6 +25,15 @@
 //   moves the rate toward the target by at most `rate_step`, never above the line rate; it
 //   starts at the line rate (the initial window goes at line rate). Until a sample gives a base
 //   RTT there is no target and the rate stays.
+// - Pacing basis (`rate_basis`): §3.3 writes the limit as cwnd / base_rtt and gives its purpose
+//   in the next paragraph, "ensuring that no more than cwnd of data is injected into the network
+//   per RTT". The two agree only without a queue. When cwnd is below RoGUE's two enqueued
+//   batches the window cannot bind (§3.1), the limiter alone sets the rate, and at cwnd /
+//   base_rtt a flow injects cwnd · RTT / base per RTT: diff ≤ cwnd keeps every window above β
+//   packets, so no rate goes below β · MTU / base_rtt (5.5 Gb/s at 2 KB and 6 us), whatever
+//   the queue (experiments/rogue-parking-lot, "the Vegas floor"). `current_rtt` paces at
+//   cwnd / RTT (the last sample, never below the base): cwnd per RTT, the rate §5.5 calls
+//   RoGUE's "sending rate (cwnd/RTT)", and the same as cwnd / base_rtt on an empty path.
 #include <cstdint>
 
 #include "bifrost/transport/cc/congestion_control.h"
@@ -47,6 +56,9 @@ inline constexpr uint32_t kRoceV2MeteredHeaderBytes = static_cast<uint32_t>(
 inline constexpr double kRoguePaperAlpha = 4;
 inline constexpr double kRoguePaperBeta = 2;
 
+// What the pacing rate divides the window by (see above).
+enum class VegasRateBasis : uint8_t { base_rtt, current_rtt };
+
 struct VegasParams {
   uint32_t packet_bytes = 4096;                       // payload of one MTU packet
   uint32_t header_bytes = kRoceV2MeteredHeaderBytes;  // wire bytes per packet besides payload
@@ -59,7 +71,8 @@ struct VegasParams {
   double loss_decrease = 0.5;  // window factor per lost batch (ours)
   Time base_rtt_floor = Time::zero();
   Rate line_rate = Rate::Gbps(10);
-  Rate rate_step = Rate::Gbps(1);  // the paper's bound on one rate change
+  Rate rate_step = Rate::Gbps(1);                        // the paper's bound on one rate change
+  VegasRateBasis rate_basis = VegasRateBasis::base_rtt;  // §3.3's formula as written
 
   // Throws Error for a zero packet, window bounds out of order, alpha > beta (outside literal
   // mode), a decrease factor outside (0, 1), a negative floor or a non-positive rate or step.
@@ -98,6 +111,8 @@ class Vegas final : public CongestionControl {
   bool in_slow_start() const { return slow_start_; }
   // Zero before the first sample.
   Time base_rtt() const { return base_rtt_; }
+  // What the pacing target divides the window by: the base RTT, or the last sample.
+  Time pacing_rtt() const;
 
  private:
   void end_slow_start(Time rtt);
@@ -110,6 +125,7 @@ class Vegas final : public CongestionControl {
   bool doubled_ = false;  // a doubling happened (last_doubling_ is meaningful)
   Time last_doubling_;
   Time base_rtt_;
+  Time last_rtt_;
   Rate rate_;
 };
 

@@ -61,12 +61,21 @@ struct RogueConfig {
   // default, the estimator exactly as §3.3 writes it: on, the 40 Gb/s parking lot of
   // experiments/rogue-convergence got less fair (Jain 0.30 against 0.61).
   bool rc_idle_start_floor = false;
+  // RC: B_sig is divided by the rate the limiter applied to the batch's bytes (a change lands
+  // `change_delay` bytes after it is asked for, rogue/applied_rate.h), §3.3's "current applied
+  // rate-limit", rather than by the limit asked for when the batch was enqueued. Off by default
+  // (the estimator as it was); with Vegas's rate_basis = current_rtt it must be on: the rate then
+  // falls as samples grow, and a cut charged at the old rate makes the next sample grow, so
+  // rates and samples run away together (issue 24, experiments/rogue-convergence).
+  bool sample_applied_rate = false;
 
   // Host CPU time (host_cpu.h), zero: off. It delays the next post on the connection; what
   // the NIC timestamps is unchanged. The paper blames these two for its READ's +10% at 1 MB
   // (§5.3): kPaperSignalCost and kPaperClockReadCost below turn the model on. Off by default:
   // on, experiments/rogue-incast-estimate's 8 -> 1 incast (Fig. 10) lost its fairness (p10
-  // 1.20 -> 0.74 Gb/s, Jain 1.000 -> 0.964), not yet understood; the real runtime pays its own
+  // 1.20 -> 0.74 Gb/s, Jain 1.000 -> 0.964): the cost moves the enqueue reads that anchor the
+  // RC samples, two flows keep a sane base RTT and are paced at cwnd / base RTT while the
+  // others' drifted to ~0 and run unlimited (docs/transport.md); the real runtime pays its own
   // costs and keeps both at zero (tools/bifrost-perf).
   Time signal_cost = Time::zero();
   Time clock_read_cost = Time::zero();

@@ -36,6 +36,10 @@ class RogueRcRttEstimator {
   // The signaled completion of the oldest outstanding batch (RC completes in order) at NIC
   // time t_comp: its RTT sample. Throws Error when no batch is outstanding.
   Time on_completion(Time t_comp);
+  // The same, with B_sig divided by `applied_rate` (0: unlimited), the rate the NIC applied
+  // while it sent the batch, where that is known better than the limit in force at enqueue
+  // (a change that landed part-way: rogue/applied_rate.h).
+  Time on_completion(Time t_comp, Rate applied_rate);
   // Forgets the outstanding batches and the previous completion (a QP switch: the shadow QP
   // starts from an idle NIC queue, so its first batch starts at its t_enq).
   void restart();
