@@ -1,8 +1,8 @@
 # Sourced by the run.sh of Bifröst experiments in the real runtime (after common.sh): one
 # `bifrost-perf rpc_bw` run on loopback, a server and a client process, its client's JSON as one
-# CSV row. Set before use: `out` (the CSV; rpc_bw_start writes its header and empties the
-# *_failures.log beside it), `sched` (see sched_prefix); rpc_bw_start builds bifrost-perf and
-# sets `perf` and `tmp`.
+# CSV row. Set `out` before use (the CSV; rpc_bw_start writes its header and empties the
+# *_failures.log beside it); SCHED picks `sched` (see sched_prefix). rpc_bw_start builds
+# bifrost-perf and sets `perf` and `tmp`.
 #   rpc_bw_start
 #   rpc_bw_run CONFIG REP FLAGS...     # FLAGS: bifrost-perf's for both sides (--transport, -s, ...)
 # Optional arrays `server_wrap` / `client_wrap`: a command put before that side's bifrost-perf
@@ -35,13 +35,17 @@ rpc_bw_run() {  # config, rep, then flags
 #   fifo  pinned, SCHED_FIFO 10: the core even on a loaded host. But a process that keeps its
 #         core busy is paused by the kernel for 50 ms of every second (sched_rt_runtime_us
 #         950000), longer than bifrost-perf's default Bifröst RC retry budget (3 x 16.8 ms) and
-#         RTO floor (5 ms): half the runs then failed over (up to 4 times) and resent WQEs a real NIC
-#         would never lose. So fifo runs also get `fifo_timers` (default: the RC QP timeout
+#         RTO floor (5 ms): half the runs then failed over (up to 4 times) and resent WQEs a
+#         real NIC would never lose. So fifo runs also get `fifo_timers` (default: the RC QP timeout
 #         perftest uses, 67 ms x 3 attempts, and a 20 ms RTO floor; set the array to change it).
 #         (nice -20 does not help: the other agents' work sits in other cgroups, which CFS
 #         shares the cores with equally.)
 #   cfs   neither
 fifo_timers=(--bifrost_rc_timeout 14 --min_rto 20000)
+# SCHED picks it; fifo as root (chrt needs it), else cfs.
+default_sched=cfs
+[ "$(id -u)" = 0 ] && default_sched=fifo
+sched="${SCHED:-$default_sched}"
 sched_prefix() {  # core
   case "$sched" in
     fifo) prefix=(taskset -c "$1" chrt -f 10) ;;

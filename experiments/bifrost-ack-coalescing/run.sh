@@ -37,9 +37,6 @@ reps="${REPS:-3}"
 seconds="${SECONDS_PER_RUN:-4}"
 qps="${QPS:-8}"
 configs="${CONFIGS:-immediate count4 count8 count16 paper timer30 timer60 timer240 timer480 default}"
-default_sched=cfs
-[ "$(id -u)" = 0 ] && default_sched=fifo
-sched="${SCHED:-$default_sched}"
 size=128
 depth="${DEPTH:-8}"
 

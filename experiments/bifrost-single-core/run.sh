@@ -23,9 +23,6 @@ seconds="${SECONDS_PER_RUN:-2}"
 sizes="${SIZES:-4096 16384 65536 262144 1048576}"
 stacks="${STACKS:-ardma bifrost_rc bifrost_uc}"
 mtus="${MTUS:-1024 4096}"
-default_sched=cfs
-[ "$(id -u)" = 0 ] && default_sched=fifo
-sched="${SCHED:-$default_sched}"
 default_modes="poll events"
 [ "$(id -u)" = 0 ] && command -v perf >/dev/null && default_modes="poll events profile"
 modes="${MODES:-$default_modes}"

@@ -24,9 +24,6 @@ reps="${REPS:-3}"
 seconds="${SECONDS_PER_RUN:-3}"
 modes="${MODES:-ardma hw_rc hw_r sw}"
 ops="${OPS:-read_lat write_lat read_iops write_iops read_tput write_tput}"
-default_sched=cfs
-[ "$(id -u)" = 0 ] && default_sched=fifo
-sched="${SCHED:-$default_sched}"
 
 mode_flags() {
   case "$1" in
