@@ -449,11 +449,10 @@ Sender::Step Sender::post_chunk() {
 }
 
 Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes, const Retransmit* again) {
-  rto_clock_.on_post(scheduler_.now(), window_.open_count() == 0);
   InFlight& wqe = window_.open(bytes);
   wqe.kind = kind;
   wqe.key = key;
-  wqe.out_since = again != nullptr ? again->out_since : scheduler_.now();
+  if (again != nullptr) wqe.out_since = again->out_since;
   wqe.posted_at = stats_.bytes_posted;
   if (config_.reliability == Reliability::hardware_rc) {
     // RC completes at the ACK, so the RTT would include the time the WQE waited in the NIC
@@ -468,7 +467,6 @@ Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes, const 
   loss_estimate_.on_sent(std::max<uint64_t>(1, (uint64_t{bytes} + config_.mtu - 1) / config_.mtu));
   ++stats_.wqes_posted;
   stats_.bytes_posted += bytes;
-  arm_timer();
   return wqe;
 }
 

@@ -137,9 +137,11 @@ class Sender {
     uint64_t posted_at = 0;        // bytes the connection had posted before this WQE
     Time t1_posted;                // NIC clock at posting (RC mode's RTT start)
     Time t1;                       // the send completion's NIC timestamp
-    // When its data was first posted: a resend keeps its original's, so the age a timeout
-    // judges is how long the data has gone unacknowledged, whatever copy is out now.
-    Time out_since;
+    // When its data first left the NIC (the first successful send completion of any copy): a
+    // resend keeps its original's, so the age a timeout judges is how long the data has gone
+    // unacknowledged on the wire, whatever copy is out now. Unset while no copy has left: time
+    // queued in the sender's NIC is no time in which data can be lost.
+    std::optional<Time> out_since;
     bool completed = false;  // the NIC reported the send completion (t1 is known)
     bool hinted = false;     // carried the hint bit: its ACK is due one RTT after it left
     bool done = false;       // acknowledged or declared lost
@@ -152,7 +154,7 @@ class Sender {
     uint32_t units = 1;  // RC one-sided chunks go again whole
     // A piece sent before keeps its SEND number, so the receiver's SEND space has no hole.
     std::optional<uint32_t> send_number;
-    Time out_since;  // the lost WQE's InFlight::out_since
+    std::optional<Time> out_since;  // the lost WQE's InFlight::out_since
   };
 
   // Posting. Each step posts at most one WQE of its queue: posted, blocked (by the window or
@@ -257,8 +259,8 @@ class Sender {
   Time rto() const;  // the estimator's RTO, doubled per consecutive timeout
   void arm_timer();
   void on_timer();
-  // Declares lost, at a timeout, the open WQEs presumed lost: those whose data has been out
-  // at least `age` before `now`. The others are counted in timeout_spared.
+  // Declares lost, at a timeout, the open WQEs presumed lost: those the NIC has sent whose data
+  // has been out at least `age` before `now`. The others are counted in timeout_spared.
   void declare_timed_out(Time now, Time age);
   // Arms the probe for the tail WQE `global` (the hinted one that just left the NIC).
   void arm_tail_probe(uint64_t global);

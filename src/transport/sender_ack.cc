@@ -69,13 +69,18 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
   }
   InFlight* wqe = window_.find(wc.wr_id);
   if (wqe == nullptr || wqe->completed) return;
-  wqe->completed = true;
+  const bool ok = wc.status == rnic::WcStatus::success;
+  if (ok && !wqe->done) {
+    // The retransmission clock runs from here, not from posting (see RtoClock::on_sent).
+    rto_clock_.on_sent(scheduler_.now(), window_.open_sent_count() == 0);
+    if (!wqe->out_since) wqe->out_since = scheduler_.now();
+  }
+  window_.complete(*wqe);
   wqe->t1 = wc.hw_timestamp;
   // The probe runs from when the tail left the NIC, not from posting: in the real world a WQE
   // can wait milliseconds in the soft NIC's send queue, which no RTT sample contains.
   if (wqe->hinted && !wqe->done) arm_tail_probe(wqe->global);
   release_posted(*wqe);
-  const bool ok = wc.status == rnic::WcStatus::success;
   if (config_.reliability == Reliability::hardware_rc && !wqe->done) {
     if (ok) {
       // RC: the NIC's completion is the acknowledgement; the RTT runs from posting to it.
@@ -100,6 +105,7 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
     declare_lost(*wqe);
   }
   window_.retire();
+  arm_timer();
   pump();
 }
 
@@ -282,7 +288,8 @@ void Sender::arm_timer() {
   // (a QP paused by PFC or paced by DCQCN) as loss: resend what the NIC still holds, and fail
   // over a healthy QP.
   if (config_.reliability == Reliability::hardware_rc) return;
-  if (timer_.valid() || window_.open_count() == 0) return;
+  // Nothing on the wire, nothing to lose: the next send completion arms it.
+  if (timer_.valid() || window_.open_sent_count() == 0) return;
   timer_ = scheduler_.at(rto_clock_.deadline(rtt_.rto(config_.min_rto)), [this] {
     timer_ = {};
     on_timer();
@@ -290,7 +297,7 @@ void Sender::arm_timer() {
 }
 
 void Sender::on_timer() {
-  if (window_.open_count() == 0) return;
+  if (window_.open_sent_count() == 0) return;
   const Time now = scheduler_.now();
   if (!rto_clock_.expired(now, rtt_.rto(config_.min_rto))) {
     arm_timer();
@@ -312,13 +319,14 @@ void Sender::on_timer() {
 void Sender::declare_timed_out(Time now, Time age) {
   // Selective timeout retransmission (the paper's software SR, §3.4.2): only data that has
   // been out for a whole RTO without its ACK is presumed lost ("the silently dropped WQEs ...
-  // are detected by timeout", A.1.2). Its age runs from the first posting of the data, across
-  // its resends (a tail probe's copy of data out for long is as overdue as the data), and is
-  // measured against the RTO without the backoff. Data first posted less than an RTO ago is
+  // are detected by timeout", A.1.2). Its age runs from when the data first left the NIC,
+  // across its resends (a tail probe's copy of data out for long is as overdue as the data),
+  // and is measured against the RTO without the backoff. Data out for less than an RTO is
   // left to its ACK; if it is missing, the ACK of the resend (a newer global number) reveals
-  // it by the in-order rule, or the next timeout does.
+  // it by the in-order rule, or the next timeout does. A WQE the NIC has not sent yet (queued
+  // behind other QPs' WQEs: milliseconds under 64 busy QPs) cannot have been lost at all.
   window_.for_each_open([&](InFlight& wqe) {
-    if (now - wqe.out_since >= age) {
+    if (wqe.completed && wqe.out_since && now - *wqe.out_since >= age) {
       declare_lost(wqe);
     } else {
       ++stats_.timeout_spared;

@@ -87,6 +87,30 @@ TEST(LossRecovery, TheResendsAckRevealsAYoungLossWithoutASecondTimeout) {
   EXPECT_LT(kernel.now(), start + Time::ms(1));  // no backed-off second timeout (1 ms)
 }
 
+// Nothing is lost, but the sender's NIC sends slowly (its QP paced at 200 Mb/s: a 64 KiB chunk
+// takes 2.6 ms to leave), so the chunks of one 256 KiB message wait in the NIC for up to 10 ms,
+// far longer than the 500 us RTO. That wait is the sender's own queueing, which no RTT sample
+// contains: the RTO runs from when a WQE left the NIC, so nothing times out. (It ran from
+// posting: the queued chunks timed out and were resent.)
+TEST(LossRecovery, TimeInTheSendersNicQueueIsNotTakenForLoss) {
+  TransportPairConfig c = lossless_paper_hint();
+  c.transport.cc.kind = CcKind::none;  // the whole message goes to the NIC at once
+  TransportPair pair(c);
+  pair.send(0, 100);  // an RTT sample first, so the RTO is the 500 us floor
+  ASSERT_TRUE(pair.run_until_done(Time::ms(5)));
+  Connection& sender = *pair.side(0).connection;
+  ASSERT_EQ(sender.rtt().rto(sender.config().min_rto), Time::us(500));
+  pair.sim().side(0).device->set_rate_limit(sender.primary(), Rate::Mbps(200));
+  pair.send(0, 256 * 1024);
+  ASSERT_TRUE(pair.run_until_done(Time::ms(50)));
+  EXPECT_TRUE(pair.all_delivered_once());
+  const SenderStats& s = sender.sender_stats();
+  EXPECT_GT(s.chunks, 3u);  // several chunks queued behind each other
+  EXPECT_EQ(s.timeouts, 0u);
+  EXPECT_EQ(s.retransmitted_wqes, 0u);
+  EXPECT_EQ(pair.side(1).connection->receiver_stats().duplicates, 0u);
+}
+
 struct AckLossOutcome {
   uint64_t acks_dropped = 0;
   SenderStats sender;
