@@ -186,6 +186,9 @@ class Sender {
   // After posting a WQE, its hint bit: the receiver should ACK at once because the window is
   // exhausted or because nothing else is queued (no later WQE would trigger the ACK soon).
   bool ack_now_hint() const;
+  // The least a next WQE could need of the window (0: it may be small, one unit covers it): a
+  // queued SEND's size, or for a chunk the silly-window threshold of post_chunk.
+  uint64_t next_wqe_bytes() const;
   bool has_more_to_post() const;
   // A new operation's entry, queued for posting by the next turn's pump.
   OutMessage& add_message(Op op, const MessageBuffer& buffer, SendCallback done);
