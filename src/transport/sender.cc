@@ -61,9 +61,11 @@ Sender::OutMessage& Sender::add_message(Op op, const MessageBuffer& buffer, Send
   // A fresh entry that keeps the per-unit vectors' capacity of the slot's last message.
   std::vector<bool> unit_acked = std::move(m.unit_acked);
   std::vector<uint64_t> chunk_global = std::move(m.chunk_global);
+  std::vector<uint64_t> piece_global = std::move(m.piece_global);
   m = OutMessage{};
   m.unit_acked = std::move(unit_acked);
   m.chunk_global = std::move(chunk_global);
+  m.piece_global = std::move(piece_global);
   m.number = number;
   m.op = op;
   m.buffer = buffer;
@@ -83,6 +85,7 @@ Sender::OutMessage& Sender::add_message(Op op, const MessageBuffer& buffer, Send
         static_cast<size_t>((buffer.length + config_.unit_size - 1) / config_.unit_size);
     m.unit_acked.assign(units, false);
     m.chunk_global.assign(units, 0);
+    m.piece_global.assign(units, 0);
   }
   schedule_pump();
   return m;
@@ -307,6 +310,7 @@ Sender::Step Sender::post_retransmit() {
       wqe.unit = r.unit;
       wqe.units = 1;
       wqe.slot = slot;
+      m.piece_global[r.unit] = wqe.global;
       post_send_slot(wqe, *slot,
                      SendHeader{.type = SendType::write_piece,
                                 .hint = ack_now_hint(),
@@ -516,6 +520,9 @@ bool Sender::post_ack(const SoftAck& ack) {
 void Sender::post_send_slot(InFlight& wqe, uint32_t slot, SendHeader header, uint32_t length) {
   header.global = wqe.global;
   wqe.send_number = header.send_number;
+  if (config_.reliability == Reliability::software_uc) {
+    open_by_send_number_.carry(send_count_of(header.send_number), wqe.global);
+  }
   staging_memory_->write(staging_.address(slot),
                          scratch(kSendHeaderSize, [&header](std::span<std::byte> out) {
                            (void)encode_send_header(header, out);

@@ -19,6 +19,7 @@
 #include "bifrost/transport/wire/send_header.h"
 #include "bifrost/transport/wire/write_imm.h"
 #include "bifrost/world/scheduler.h"
+#include "floor_index.h"
 #include "numbered_slots.h"
 #include "slot_pool.h"
 
@@ -113,6 +114,7 @@ class Sender {
     std::vector<bool> unit_acked;  // per unit
     uint32_t units_acked = 0;
     std::vector<uint64_t> chunk_global;  // per unit offset: the chunk starting there
+    std::vector<uint64_t> piece_global;  // per unit: its latest piece (a lost chunk's resend)
     // Both sizes.
     bool acked = false;        // the receiver has all of it
     uint32_t posted_wqes = 0;  // WQEs reading its bytes that the NIC has not completed
@@ -248,7 +250,18 @@ class Sender {
     uint32_t units = 0;
   };
   Cumulative cumulative_of(const SoftAck& ack) const;
-  bool covered(const InFlight& wqe, const Cumulative& cumulative) const;
+  // Acknowledges the open WQEs the cumulative part newly covers (their own ACKs were lost),
+  // adding their bytes to `acked_bytes`: the SEND numbers and the WRITE units between the
+  // previous cumulative and this one, not the whole window.
+  void acknowledge_cumulative(const Cumulative& cumulative, uint64_t& acked_bytes);
+  // The WRITE units of the message `write_seq` in [from, limit) the cumulative covers; returns
+  // where the next cumulative part must look again (a chunk it covers only in part).
+  uint32_t acknowledge_write_units(uint64_t write_seq, uint32_t from, uint32_t limit,
+                                   uint64_t& acked_bytes);
+  // A SEND number of the wire (32 bits) as the count next_send_number_ counts in.
+  uint64_t send_count_of(uint32_t send_number) const {
+    return next_send_number_ - ((next_send_number_ - send_number) & 0xFFFF'FFFFu);
+  }
   void acknowledge(InFlight& wqe);
   void declare_lost(InFlight& wqe);
   void release_posted(const InFlight& wqe);
@@ -304,6 +317,14 @@ class Sender {
   net::RingQueue<uint64_t> reply_queue_;
   net::RingQueue<Retransmit> retransmit_queue_;
   SelectiveWindow<InFlight> window_;  // by global number, oldest first
+  // What the cumulative parts covered so far: the open WQEs by SEND number (software_uc), and
+  // the WRITE message and unit up to which they were acknowledged.
+  FloorIndex open_by_send_number_;
+  uint64_t cumulative_write_seq_ = 0;
+  uint32_t cumulative_write_units_ = 0;
+  // Every WQE numbered below it was settled by an ACK's in-order rule: the next ACK's rule
+  // starts here, not at the window's front.
+  uint64_t lost_below_ = 0;
   RtoClock rto_clock_;
   world::TimerId timer_;
   world::TimerId probe_;

@@ -36,19 +36,57 @@ Sender::Cumulative Sender::cumulative_of(const SoftAck& ack) const {
       .units = imm.unit_offset};
 }
 
-bool Sender::covered(const InFlight& wqe, const Cumulative& cumulative) const {
-  if (wqe.kind == Kind::chunk || wqe.kind == Kind::piece) {
-    const OutMessage* m = messages_.find(wqe.key);
-    if (m != nullptr && m->has_write_seq &&
-        (m->write_seq < cumulative.write_seq ||
-         (m->write_seq == cumulative.write_seq && wqe.unit + wqe.units <= cumulative.units))) {
-      return true;
-    }
-    if (wqe.kind == Kind::chunk) return false;  // a WRITE has no SEND number
-  }
-  if (wqe.kind == Kind::read_chunk) return false;  // RC only: no software ACKs
+void Sender::acknowledge_cumulative(const Cumulative& cumulative, uint64_t& acked_bytes) {
+  const auto take = [&](uint64_t global) {
+    InFlight* wqe = window_.find(global);
+    if (wqe == nullptr || wqe->done) return;
+    ++stats_.cumulative_acked;
+    acked_bytes += wqe->bytes;
+    acknowledge(*wqe);
+  };
   // SEND numbers wrap at 2^32; far fewer than 2^31 are ever outstanding.
-  return static_cast<int32_t>(wqe.send_number - cumulative.send_floor) < 0;
+  open_by_send_number_.advance(send_count_of(cumulative.send_floor), take);
+  // WRITE messages before cumulative.write_seq have arrived whole, that one up to its units.
+  while (cumulative_write_seq_ < cumulative.write_seq ||
+         (cumulative_write_seq_ == cumulative.write_seq &&
+          cumulative_write_units_ < cumulative.units)) {
+    const bool whole = cumulative_write_seq_ < cumulative.write_seq;
+    const uint64_t* number = message_of_write_.find(cumulative_write_seq_);
+    const OutMessage* m = number != nullptr ? messages_.find(*number) : nullptr;
+    const uint32_t limit = !whole
+                               ? cumulative.units
+                               : (m != nullptr ? static_cast<uint32_t>(m->unit_acked.size()) : 0);
+    if (m != nullptr) {
+      cumulative_write_units_ = acknowledge_write_units(
+          cumulative_write_seq_, cumulative_write_units_, limit, acked_bytes);
+    }
+    if (!whole || (m != nullptr && cumulative_write_units_ < limit)) break;
+    ++cumulative_write_seq_;
+    cumulative_write_units_ = 0;
+  }
+}
+
+uint32_t Sender::acknowledge_write_units(uint64_t write_seq, uint32_t from, uint32_t limit,
+                                         uint64_t& acked_bytes) {
+  uint32_t resume = limit;
+  for (uint32_t u = from; u < limit; ++u) {
+    // acknowledge() may finish the message: look it up again for each unit.
+    const uint64_t* number = message_of_write_.find(write_seq);
+    OutMessage* m = number != nullptr ? messages_.find(*number) : nullptr;
+    if (m == nullptr) return limit;
+    for (const uint64_t global : {m->chunk_global[u], m->piece_global[u]}) {
+      InFlight* wqe = global != 0 ? window_.find(global) : nullptr;
+      if (wqe == nullptr || wqe->done || wqe->unit != u) continue;
+      if (wqe->unit + wqe->units > limit) {  // covered only in part: look again next time
+        resume = std::min(resume, u);
+        continue;
+      }
+      ++stats_.cumulative_acked;
+      acked_bytes += wqe->bytes;
+      acknowledge(*wqe);
+    }
+  }
+  return resume;
 }
 
 std::optional<Time> Sender::add_rtt_sample(const InFlight& wqe, Time rtt) {
@@ -135,23 +173,18 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
   }
   // The cumulative part names what earlier ACKs did: a WQE still open that it covers had its
   // ACK lost, and arrived.
-  const Cumulative cumulative = cumulative_of(ack);
-  window_.for_each_open([&](InFlight& wqe) {
-    if (!covered(wqe, cumulative)) return;
-    ++stats_.cumulative_acked;
-    acked_bytes += wqe.bytes;
-    acknowledge(wqe);
-  });
+  acknowledge_cumulative(cumulative_of(ack), acked_bytes);
   const Time now = scheduler_.now();
   if (acked_bytes > 0) rto_clock_.on_acked(now);
   // One path delivers a QP's WQEs in order: an older WQE not acknowledged by now is lost.
   bool lost = false;
-  window_.for_each_open_before(newest, [&](InFlight& wqe) {
+  window_.for_each_open_between(lost_below_, newest, [&](InFlight& wqe) {
     declare_lost(wqe);
     ++stats_.losses_detected;
     loss_estimate_.on_lost();
     lost = true;
   });
+  lost_below_ = std::max(lost_below_, newest);
   if (ack.ecn_echo) ++stats_.ecn_echoes;
   cc_->on_ack(AckEvent{.now = now, .acked_bytes = acked_bytes, .rtt = sample, .ecn = ack.ecn_echo});
   if (lost) cc_->on_loss(now);

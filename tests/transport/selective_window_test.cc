@@ -74,6 +74,18 @@ TEST(SelectiveWindow, AnAckForNFindsTheOlderOpenWqesOnly) {
   EXPECT_EQ(w.open_count(), 1u);
 }
 
+TEST(SelectiveWindow, VisitsTheOpenWqesOfARangeOnly) {
+  SelectiveWindow<Wqe> w;
+  for (int i = 0; i < 8; ++i) w.open(1);
+  w.settle(*w.find(4));
+  std::vector<uint64_t> numbers;
+  w.for_each_open_between(3, 7, [&numbers](Wqe& wqe) { numbers.push_back(wqe.global); });
+  EXPECT_EQ(numbers, (std::vector<uint64_t>{3, 5, 6}));
+  numbers.clear();
+  w.for_each_open_between(0, 3, [&numbers](Wqe& wqe) { numbers.push_back(wqe.global); });
+  EXPECT_EQ(numbers, (std::vector<uint64_t>{1, 2}));  // from before the front: from the front
+}
+
 TEST(SelectiveWindow, RetiresFromTheFrontOnlyWhatIsSettledAndCompleted) {
   SelectiveWindow<Wqe> w;
   for (int i = 0; i < 4; ++i) w.open(1);

@@ -65,9 +65,15 @@ class SelectiveWindow {
   // newest), oldest first. f may settle it; it must not open or retire WQEs.
   template <typename F>
   void for_each_open_before(uint64_t global, F&& f) {
-    for (size_t i = 0; i < size_; ++i) {
+    for_each_open_between(front_, global, f);
+  }
+  // The same for the WQEs numbered from `from` (the ones before it are not visited): a caller
+  // that knows nothing older is open pays only for the range it names.
+  template <typename F>
+  void for_each_open_between(uint64_t from, uint64_t before, F&& f) {
+    for (size_t i = from > front_ ? from - front_ : 0; i < size_; ++i) {
       Wqe& wqe = ring_[index(i)];
-      if (wqe.global >= global) break;
+      if (wqe.global >= before) break;
       if (!wqe.done) f(wqe);
     }
   }
