@@ -5,8 +5,8 @@ same seed (no reverse traffic), and the measured stream's mean FCT and goodput (
 
 With --paper-setup, OUT_DIR holds the paper-setup runs (seed*/<ack path>/): per run, the RTT
 samples of all 64 connections of host 0 together (transport_rtt.csv's h0 -> h1 rows), the
-requests done and their goodput (closed_loop.csv) and the transport's timeouts and resends
-(run.log).
+requests done, their goodput (closed_loop.csv) and mean FCT (flows.csv), and the transport's
+timeouts and resends (run.log).
 
 Usage: summarize.py [--paper-setup] OUT_DIR RESULTS_CSV"""
 import csv
@@ -45,6 +45,7 @@ def paper_setup_row(run):
     loop = next(csv.DictReader(open(run / "closed_loop.csv")))
     log = open(run / "run.log").read()
     counters = re.search(r"(\d+) WQEs retransmitted, .*?, (\d+) timeouts", log)
+    fcts = [int(r["fct_ps"]) / 1e6 for r in csv.DictReader(open(run / "flows.csv")) if r["fct_ps"]]
     return {"connections": len(lanes), "samples": samples,
             "min_us": min(float(r["min_us"]) for r in lanes),
             "mean_us": sum(float(r["mean_us"]) * float(r["samples"]) for r in lanes) / samples,
@@ -53,6 +54,8 @@ def paper_setup_row(run):
             "p999_us": max(float(r["p999_us"]) for r in lanes),
             "max_us": max(float(r["max_us"]) for r in lanes),
             "requests_done": int(loop["completed"]), "goodput_gbps": float(loop["goodput_gbps"]),
+            # the 64 requests of a round start together: its FCT is the round's length
+            "mean_fct_us": sum(fcts) / len(fcts) if fcts else float("nan"),
             "wqes_retransmitted": int(counters.group(1)), "timeouts": int(counters.group(2))}
 
 

@@ -28,6 +28,7 @@ TransportConfig TransportConfig::paper() {
   c.cc.swift.params.target_follows_min_rtt = false;
   c.cc.swift.params.loss_gate = false;  // §3.4.3: the minimum window on any drop
   c.hint_when_idle = false;
+  c.hint_last_two = false;
   c.chunk_loss_budget = 0;
   return c;
 }

@@ -19,6 +19,7 @@
 #include "bifrost/transport/wire/send_header.h"
 #include "bifrost/transport/wire/write_imm.h"
 #include "bifrost/world/scheduler.h"
+#include "floor_index.h"
 #include "numbered_slots.h"
 #include "slot_pool.h"
 
@@ -113,6 +114,7 @@ class Sender {
     std::vector<bool> unit_acked;  // per unit
     uint32_t units_acked = 0;
     std::vector<uint64_t> chunk_global;  // per unit offset: the chunk starting there
+    std::vector<uint64_t> piece_global;  // per unit: its latest piece (a lost chunk's resend)
     // Both sizes.
     bool acked = false;        // the receiver has all of it
     uint32_t posted_wqes = 0;  // WQEs reading its bytes that the NIC has not completed
@@ -137,9 +139,11 @@ class Sender {
     uint64_t posted_at = 0;        // bytes the connection had posted before this WQE
     Time t1_posted;                // NIC clock at posting (RC mode's RTT start)
     Time t1;                       // the send completion's NIC timestamp
-    // When its data was first posted: a resend keeps its original's, so the age a timeout
-    // judges is how long the data has gone unacknowledged, whatever copy is out now.
-    Time out_since;
+    // When its data first left the NIC (the first successful send completion of any copy): a
+    // resend keeps its original's, so the age a timeout judges is how long the data has gone
+    // unacknowledged on the wire, whatever copy is out now. Unset while no copy has left: time
+    // queued in the sender's NIC is no time in which data can be lost.
+    std::optional<Time> out_since;
     bool completed = false;  // the NIC reported the send completion (t1 is known)
     bool hinted = false;     // carried the hint bit: its ACK is due one RTT after it left
     bool done = false;       // acknowledged or declared lost
@@ -152,7 +156,7 @@ class Sender {
     uint32_t units = 1;  // RC one-sided chunks go again whole
     // A piece sent before keeps its SEND number, so the receiver's SEND space has no hole.
     std::optional<uint32_t> send_number;
-    Time out_since;  // the lost WQE's InFlight::out_since
+    std::optional<Time> out_since;  // the lost WQE's InFlight::out_since
   };
 
   // Posting. Each step posts at most one WQE of its queue: posted, blocked (by the window or
@@ -184,6 +188,9 @@ class Sender {
   // After posting a WQE, its hint bit: the receiver should ACK at once because the window is
   // exhausted or because nothing else is queued (no later WQE would trigger the ACK soon).
   bool ack_now_hint() const;
+  // The least a next WQE could need of the window (0: it may be small, one unit covers it): a
+  // queued SEND's size, or for a chunk the silly-window threshold of post_chunk.
+  uint64_t next_wqe_bytes() const;
   bool has_more_to_post() const;
   // A new operation's entry, queued for posting by the next turn's pump.
   OutMessage& add_message(Op op, const MessageBuffer& buffer, SendCallback done);
@@ -243,7 +250,18 @@ class Sender {
     uint32_t units = 0;
   };
   Cumulative cumulative_of(const SoftAck& ack) const;
-  bool covered(const InFlight& wqe, const Cumulative& cumulative) const;
+  // Acknowledges the open WQEs the cumulative part newly covers (their own ACKs were lost),
+  // adding their bytes to `acked_bytes`: the SEND numbers and the WRITE units between the
+  // previous cumulative and this one, not the whole window.
+  void acknowledge_cumulative(const Cumulative& cumulative, uint64_t& acked_bytes);
+  // The WRITE units of the message `write_seq` in [from, limit) the cumulative covers; returns
+  // where the next cumulative part must look again (a chunk it covers only in part).
+  uint32_t acknowledge_write_units(uint64_t write_seq, uint32_t from, uint32_t limit,
+                                   uint64_t& acked_bytes);
+  // A SEND number of the wire (32 bits) as the count next_send_number_ counts in.
+  uint64_t send_count_of(uint32_t send_number) const {
+    return next_send_number_ - ((next_send_number_ - send_number) & 0xFFFF'FFFFu);
+  }
   void acknowledge(InFlight& wqe);
   void declare_lost(InFlight& wqe);
   void release_posted(const InFlight& wqe);
@@ -257,8 +275,8 @@ class Sender {
   Time rto() const;  // the estimator's RTO, doubled per consecutive timeout
   void arm_timer();
   void on_timer();
-  // Declares lost, at a timeout, the open WQEs presumed lost: those whose data has been out
-  // at least `age` before `now`. The others are counted in timeout_spared.
+  // Declares lost, at a timeout, the open WQEs presumed lost: those the NIC has sent whose data
+  // has been out at least `age` before `now`. The others are counted in timeout_spared.
   void declare_timed_out(Time now, Time age);
   // Arms the probe for the tail WQE `global` (the hinted one that just left the NIC).
   void arm_tail_probe(uint64_t global);
@@ -299,6 +317,14 @@ class Sender {
   net::RingQueue<uint64_t> reply_queue_;
   net::RingQueue<Retransmit> retransmit_queue_;
   SelectiveWindow<InFlight> window_;  // by global number, oldest first
+  // What the cumulative parts covered so far: the open WQEs by SEND number (software_uc), and
+  // the WRITE message and unit up to which they were acknowledged.
+  FloorIndex open_by_send_number_;
+  uint64_t cumulative_write_seq_ = 0;
+  uint32_t cumulative_write_units_ = 0;
+  // Every WQE numbered below it was settled by an ACK's in-order rule: the next ACK's rule
+  // starts here, not at the window's front.
+  uint64_t lost_below_ = 0;
   RtoClock rto_clock_;
   world::TimerId timer_;
   world::TimerId probe_;

@@ -36,19 +36,57 @@ Sender::Cumulative Sender::cumulative_of(const SoftAck& ack) const {
       .units = imm.unit_offset};
 }
 
-bool Sender::covered(const InFlight& wqe, const Cumulative& cumulative) const {
-  if (wqe.kind == Kind::chunk || wqe.kind == Kind::piece) {
-    const OutMessage* m = messages_.find(wqe.key);
-    if (m != nullptr && m->has_write_seq &&
-        (m->write_seq < cumulative.write_seq ||
-         (m->write_seq == cumulative.write_seq && wqe.unit + wqe.units <= cumulative.units))) {
-      return true;
-    }
-    if (wqe.kind == Kind::chunk) return false;  // a WRITE has no SEND number
-  }
-  if (wqe.kind == Kind::read_chunk) return false;  // RC only: no software ACKs
+void Sender::acknowledge_cumulative(const Cumulative& cumulative, uint64_t& acked_bytes) {
+  const auto take = [&](uint64_t global) {
+    InFlight* wqe = window_.find(global);
+    if (wqe == nullptr || wqe->done) return;
+    ++stats_.cumulative_acked;
+    acked_bytes += wqe->bytes;
+    acknowledge(*wqe);
+  };
   // SEND numbers wrap at 2^32; far fewer than 2^31 are ever outstanding.
-  return static_cast<int32_t>(wqe.send_number - cumulative.send_floor) < 0;
+  open_by_send_number_.advance(send_count_of(cumulative.send_floor), take);
+  // WRITE messages before cumulative.write_seq have arrived whole, that one up to its units.
+  while (cumulative_write_seq_ < cumulative.write_seq ||
+         (cumulative_write_seq_ == cumulative.write_seq &&
+          cumulative_write_units_ < cumulative.units)) {
+    const bool whole = cumulative_write_seq_ < cumulative.write_seq;
+    const uint64_t* number = message_of_write_.find(cumulative_write_seq_);
+    const OutMessage* m = number != nullptr ? messages_.find(*number) : nullptr;
+    const uint32_t limit = !whole
+                               ? cumulative.units
+                               : (m != nullptr ? static_cast<uint32_t>(m->unit_acked.size()) : 0);
+    if (m != nullptr) {
+      cumulative_write_units_ = acknowledge_write_units(
+          cumulative_write_seq_, cumulative_write_units_, limit, acked_bytes);
+    }
+    if (!whole || (m != nullptr && cumulative_write_units_ < limit)) break;
+    ++cumulative_write_seq_;
+    cumulative_write_units_ = 0;
+  }
+}
+
+uint32_t Sender::acknowledge_write_units(uint64_t write_seq, uint32_t from, uint32_t limit,
+                                         uint64_t& acked_bytes) {
+  uint32_t resume = limit;
+  for (uint32_t u = from; u < limit; ++u) {
+    // acknowledge() may finish the message: look it up again for each unit.
+    const uint64_t* number = message_of_write_.find(write_seq);
+    OutMessage* m = number != nullptr ? messages_.find(*number) : nullptr;
+    if (m == nullptr) return limit;
+    for (const uint64_t global : {m->chunk_global[u], m->piece_global[u]}) {
+      InFlight* wqe = global != 0 ? window_.find(global) : nullptr;
+      if (wqe == nullptr || wqe->done || wqe->unit != u) continue;
+      if (wqe->unit + wqe->units > limit) {  // covered only in part: look again next time
+        resume = std::min(resume, u);
+        continue;
+      }
+      ++stats_.cumulative_acked;
+      acked_bytes += wqe->bytes;
+      acknowledge(*wqe);
+    }
+  }
+  return resume;
 }
 
 std::optional<Time> Sender::add_rtt_sample(const InFlight& wqe, Time rtt) {
@@ -69,13 +107,18 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
   }
   InFlight* wqe = window_.find(wc.wr_id);
   if (wqe == nullptr || wqe->completed) return;
-  wqe->completed = true;
+  const bool ok = wc.status == rnic::WcStatus::success;
+  if (ok && !wqe->done) {
+    // The retransmission clock runs from here, not from posting (see RtoClock::on_sent).
+    rto_clock_.on_sent(scheduler_.now(), window_.open_sent_count() == 0);
+    if (!wqe->out_since) wqe->out_since = scheduler_.now();
+  }
+  window_.complete(*wqe);
   wqe->t1 = wc.hw_timestamp;
   // The probe runs from when the tail left the NIC, not from posting: in the real world a WQE
   // can wait milliseconds in the soft NIC's send queue, which no RTT sample contains.
   if (wqe->hinted && !wqe->done) arm_tail_probe(wqe->global);
   release_posted(*wqe);
-  const bool ok = wc.status == rnic::WcStatus::success;
   if (config_.reliability == Reliability::hardware_rc && !wqe->done) {
     if (ok) {
       // RC: the NIC's completion is the acknowledgement; the RTT runs from posting to it.
@@ -100,6 +143,7 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
     declare_lost(*wqe);
   }
   window_.retire();
+  arm_timer();
   pump();
 }
 
@@ -129,23 +173,18 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
   }
   // The cumulative part names what earlier ACKs did: a WQE still open that it covers had its
   // ACK lost, and arrived.
-  const Cumulative cumulative = cumulative_of(ack);
-  window_.for_each_open([&](InFlight& wqe) {
-    if (!covered(wqe, cumulative)) return;
-    ++stats_.cumulative_acked;
-    acked_bytes += wqe.bytes;
-    acknowledge(wqe);
-  });
+  acknowledge_cumulative(cumulative_of(ack), acked_bytes);
   const Time now = scheduler_.now();
   if (acked_bytes > 0) rto_clock_.on_acked(now);
   // One path delivers a QP's WQEs in order: an older WQE not acknowledged by now is lost.
   bool lost = false;
-  window_.for_each_open_before(newest, [&](InFlight& wqe) {
+  window_.for_each_open_between(lost_below_, newest, [&](InFlight& wqe) {
     declare_lost(wqe);
     ++stats_.losses_detected;
     loss_estimate_.on_lost();
     lost = true;
   });
+  lost_below_ = std::max(lost_below_, newest);
   if (ack.ecn_echo) ++stats_.ecn_echoes;
   cc_->on_ack(AckEvent{.now = now, .acked_bytes = acked_bytes, .rtt = sample, .ecn = ack.ecn_echo});
   if (lost) cc_->on_loss(now);
@@ -282,7 +321,8 @@ void Sender::arm_timer() {
   // (a QP paused by PFC or paced by DCQCN) as loss: resend what the NIC still holds, and fail
   // over a healthy QP.
   if (config_.reliability == Reliability::hardware_rc) return;
-  if (timer_.valid() || window_.open_count() == 0) return;
+  // Nothing on the wire, nothing to lose: the next send completion arms it.
+  if (timer_.valid() || window_.open_sent_count() == 0) return;
   timer_ = scheduler_.at(rto_clock_.deadline(rtt_.rto(config_.min_rto)), [this] {
     timer_ = {};
     on_timer();
@@ -290,7 +330,7 @@ void Sender::arm_timer() {
 }
 
 void Sender::on_timer() {
-  if (window_.open_count() == 0) return;
+  if (window_.open_sent_count() == 0) return;
   const Time now = scheduler_.now();
   if (!rto_clock_.expired(now, rtt_.rto(config_.min_rto))) {
     arm_timer();
@@ -312,13 +352,14 @@ void Sender::on_timer() {
 void Sender::declare_timed_out(Time now, Time age) {
   // Selective timeout retransmission (the paper's software SR, §3.4.2): only data that has
   // been out for a whole RTO without its ACK is presumed lost ("the silently dropped WQEs ...
-  // are detected by timeout", A.1.2). Its age runs from the first posting of the data, across
-  // its resends (a tail probe's copy of data out for long is as overdue as the data), and is
-  // measured against the RTO without the backoff. Data first posted less than an RTO ago is
+  // are detected by timeout", A.1.2). Its age runs from when the data first left the NIC,
+  // across its resends (a tail probe's copy of data out for long is as overdue as the data),
+  // and is measured against the RTO without the backoff. Data out for less than an RTO is
   // left to its ACK; if it is missing, the ACK of the resend (a newer global number) reveals
-  // it by the in-order rule, or the next timeout does.
+  // it by the in-order rule, or the next timeout does. A WQE the NIC has not sent yet (queued
+  // behind other QPs' WQEs: milliseconds under 64 busy QPs) cannot have been lost at all.
   window_.for_each_open([&](InFlight& wqe) {
-    if (now - wqe.out_since >= age) {
+    if (wqe.completed && wqe.out_since && now - *wqe.out_since >= age) {
       declare_lost(wqe);
     } else {
       ++stats_.timeout_spared;

@@ -28,12 +28,14 @@ TEST(PaperConfig, DiffersFromTheProductDefaultOnlyInTheListedChoices) {
   const TransportConfig ours;
   TransportConfig paper = TransportConfig::paper();
   EXPECT_NE(paper.hint_when_idle, ours.hint_when_idle);
+  EXPECT_NE(paper.hint_last_two, ours.hint_last_two);
   EXPECT_NE(paper.chunk_loss_budget, ours.chunk_loss_budget);
   EXPECT_NE(paper.cc.swift.params.target_follows_min_rtt,
             ours.cc.swift.params.target_follows_min_rtt);
   EXPECT_NE(paper.cc.swift.params.loss_gate, ours.cc.swift.params.loss_gate);
   // Put those back: everything else is the same, field by field.
   paper.hint_when_idle = ours.hint_when_idle;
+  paper.hint_last_two = ours.hint_last_two;
   paper.chunk_loss_budget = ours.chunk_loss_budget;
   paper.cc.swift.params.target_follows_min_rtt = ours.cc.swift.params.target_follows_min_rtt;
   paper.cc.swift.params.loss_gate = ours.cc.swift.params.loss_gate;

@@ -41,7 +41,7 @@ TEST(SelectiveWindow, OpenResetsTheSlotALeftWqeUsed) {
   SelectiveWindow<Wqe> w;
   Wqe& first = w.open(10);
   first.tag = 5;
-  first.completed = true;
+  w.complete(first);
   w.settle(first);
   w.retire();
   for (int i = 0; i < 200; ++i) {  // wraps the ring over the first slot, then grows it
@@ -74,15 +74,27 @@ TEST(SelectiveWindow, AnAckForNFindsTheOlderOpenWqesOnly) {
   EXPECT_EQ(w.open_count(), 1u);
 }
 
+TEST(SelectiveWindow, VisitsTheOpenWqesOfARangeOnly) {
+  SelectiveWindow<Wqe> w;
+  for (int i = 0; i < 8; ++i) w.open(1);
+  w.settle(*w.find(4));
+  std::vector<uint64_t> numbers;
+  w.for_each_open_between(3, 7, [&numbers](Wqe& wqe) { numbers.push_back(wqe.global); });
+  EXPECT_EQ(numbers, (std::vector<uint64_t>{3, 5, 6}));
+  numbers.clear();
+  w.for_each_open_between(0, 3, [&numbers](Wqe& wqe) { numbers.push_back(wqe.global); });
+  EXPECT_EQ(numbers, (std::vector<uint64_t>{1, 2}));  // from before the front: from the front
+}
+
 TEST(SelectiveWindow, RetiresFromTheFrontOnlyWhatIsSettledAndCompleted) {
   SelectiveWindow<Wqe> w;
   for (int i = 0; i < 4; ++i) w.open(1);
   w.settle(*w.find(1));  // settled, but the NIC may still read its buffer
-  w.find(2)->completed = true;
+  w.complete(*w.find(2));
   w.settle(*w.find(2));
   w.retire();
   EXPECT_EQ(w.size(), 4u);
-  w.find(1)->completed = true;
+  w.complete(*w.find(1));
   w.retire();
   EXPECT_EQ(w.size(), 2u);
   EXPECT_EQ(w.find(2), nullptr);
@@ -90,12 +102,30 @@ TEST(SelectiveWindow, RetiresFromTheFrontOnlyWhatIsSettledAndCompleted) {
   EXPECT_EQ(w.find(3)->global, 3u);
 }
 
+TEST(SelectiveWindow, CountsTheOpenWqesTheNicHasSent) {
+  SelectiveWindow<Wqe> w;
+  for (int i = 0; i < 4; ++i) w.open(1);
+  EXPECT_EQ(w.open_sent_count(), 0u);  // all four still wait in the NIC
+  w.complete(*w.find(1));
+  w.complete(*w.find(1));  // once
+  w.complete(*w.find(2));
+  EXPECT_EQ(w.open_sent_count(), 2u);
+  w.settle(*w.find(1));  // acknowledged after it left
+  w.settle(*w.find(3));  // settled while still in the NIC (a refused operation)
+  EXPECT_EQ(w.open_sent_count(), 1u);
+  w.complete(*w.find(3));  // its completion comes later: it was not open any more
+  EXPECT_EQ(w.open_sent_count(), 1u);
+  w.settle(*w.find(2));
+  EXPECT_EQ(w.open_sent_count(), 0u);
+  EXPECT_EQ(w.open_count(), 1u);
+}
+
 TEST(SelectiveWindow, KeepsNumbersAcrossGrowthWithAWrappedRing) {
   SelectiveWindow<Wqe> w;
   // Fill and drain part of the ring so its front sits mid-vector, then grow past it.
   for (int i = 0; i < 50; ++i) w.open(1);
   for (uint64_t g = 1; g <= 40; ++g) {
-    w.find(g)->completed = true;
+    w.complete(*w.find(g));
     w.settle(*w.find(g));
   }
   w.retire();
@@ -125,20 +155,20 @@ TEST(RtoClock, BacksOffPerTimeoutUpToTheCapAndAnAckEndsIt) {
   EXPECT_EQ(c.deadline(base), Time::ms(5) + Time::us(100));
 }
 
-TEST(RtoClock, PostingIntoAnEmptyPipeRestartsItUnlessLossIsUnrepaired) {
+TEST(RtoClock, SendingOntoAnEmptyWireRestartsItUnlessLossIsUnrepaired) {
   RtoClock c;
   const Time base = Time::us(100);
-  c.on_post(Time::us(10), true);
+  c.on_sent(Time::us(10), true);
   EXPECT_EQ(c.last_progress(), Time::us(10));
-  c.on_post(Time::us(20), false);  // the pipe was busy: the clock keeps running
+  c.on_sent(Time::us(20), false);  // the wire was busy: the clock keeps running
   EXPECT_EQ(c.last_progress(), Time::us(10));
   EXPECT_FALSE(c.expired(Time::us(109), base));
   EXPECT_TRUE(c.expired(Time::us(110), base));
   c.on_loss();
-  c.on_post(Time::us(50), true);  // a probe into a pipe emptied by loss
+  c.on_sent(Time::us(50), true);  // a probe onto a wire emptied by loss
   EXPECT_EQ(c.last_progress(), Time::us(10));
   c.on_progress(Time::us(60));
-  c.on_post(Time::us(70), true);
+  c.on_sent(Time::us(70), true);
   EXPECT_EQ(c.last_progress(), Time::us(70));
 }
 

@@ -65,6 +65,11 @@ struct TransportConfig {
   // after 2 srtt; false: only the last WQE the window allows, as A.1.2 says, and a tail waits
   // for the receiver's ack_timer.
   bool hint_when_idle = true;
+  // true: the hint bit also marks the second-to-last WQE the window allows. If the last is
+  // lost, the one before it is acknowledged at once (not at the ack_timer), the WQE that ACK
+  // lets go follows the lost one, and its ACK reveals the hole by the in-order rule within a
+  // round trip instead of the tail probe. false: A.1.2's last WQE only.
+  bool hint_last_two = true;
   // Software retransmission timeout: max(min_rto, srtt + 4 rttvar).
   Time min_rto = Time::us(500);
 

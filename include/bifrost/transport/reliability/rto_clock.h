@@ -14,11 +14,14 @@ class RtoClock {
   // The RTO doubles per consecutive timeout, at most 2^max_backoff_shift times.
   explicit RtoClock(uint32_t max_backoff_shift = 6) : max_shift_(max_backoff_shift) {}
 
-  // A WQE is posted. Into an empty pipe the clock starts afresh, unless the pipe is empty
-  // because its WQEs were declared lost: a tail probe resending one WQE at a time on a dead
-  // path must not keep the timeouts (and the failover they lead to) from ever coming.
-  void on_post(Time now, bool pipe_empty) {
-    if (pipe_empty && !loss_unrepaired_) last_progress_ = now;
+  // A WQE left the NIC (its send completion). Onto a wire with nothing else unacknowledged the
+  // clock starts afresh: time a WQE spent queued in the sender's NIC (behind other QPs' WQEs,
+  // or paced), which no RTT sample contains, is no time in which it could have been lost.
+  // Unless the wire is empty because its WQEs were declared lost: a tail probe resending one
+  // WQE at a time on a dead path must not keep the timeouts (and the failover they lead to)
+  // from ever coming.
+  void on_sent(Time now, bool wire_empty) {
+    if (wire_empty && !loss_unrepaired_) last_progress_ = now;
   }
   // Something was delivered (an RC completion): the clock restarts.
   void on_progress(Time now) {

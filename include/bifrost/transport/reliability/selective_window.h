@@ -50,15 +50,30 @@ class SelectiveWindow {
     wqe.done = true;
     --open_count_;
     open_bytes_ -= wqe.bytes;
+    if (wqe.completed) --open_sent_count_;
+  }
+
+  // The NIC reported the WQE's send completion: its data has left (or, with an error, never
+  // will). Marking it twice is a no-op.
+  void complete(Wqe& wqe) {
+    if (wqe.completed) return;
+    wqe.completed = true;
+    if (!wqe.done) ++open_sent_count_;
   }
 
   // Calls f(wqe) for each WQE still open numbered below `global` (all if `global` is past the
   // newest), oldest first. f may settle it; it must not open or retire WQEs.
   template <typename F>
   void for_each_open_before(uint64_t global, F&& f) {
-    for (size_t i = 0; i < size_; ++i) {
+    for_each_open_between(front_, global, f);
+  }
+  // The same for the WQEs numbered from `from` (the ones before it are not visited): a caller
+  // that knows nothing older is open pays only for the range it names.
+  template <typename F>
+  void for_each_open_between(uint64_t from, uint64_t before, F&& f) {
+    for (size_t i = from > front_ ? from - front_ : 0; i < size_; ++i) {
       Wqe& wqe = ring_[index(i)];
-      if (wqe.global >= global) break;
+      if (wqe.global >= before) break;
       if (!wqe.done) f(wqe);
     }
   }
@@ -77,6 +92,9 @@ class SelectiveWindow {
   }
 
   size_t open_count() const { return open_count_; }
+  // Open WQEs the NIC has completed: the ones that can be lost on the wire. The others still
+  // wait in the sender's NIC (behind other QPs' WQEs, or paced).
+  size_t open_sent_count() const { return open_sent_count_; }
   uint64_t open_bytes() const { return open_bytes_; }
   // WQEs held, open or waiting for their completion.
   size_t size() const { return size_; }
@@ -100,6 +118,7 @@ class SelectiveWindow {
   uint64_t front_;  // the number of ring_[head_]
   uint64_t next_;
   size_t open_count_ = 0;
+  size_t open_sent_count_ = 0;
   uint64_t open_bytes_ = 0;
 };
 
