@@ -328,6 +328,9 @@ class Sender {
   RtoClock rto_clock_;
   world::TimerId timer_;
   world::TimerId probe_;
+  // A tail probe fired and no ACK has acknowledged new data since: no other probe until one
+  // does (arm_tail_probe).
+  bool tail_probe_spent_ = false;
   world::TimerId deferred_pump_;
   world::TimerId activation_;  // pumps when a promoted backup is ready
   Time nic_busy_until_;        // RC: when the NIC is estimated to finish the WQEs posted so far

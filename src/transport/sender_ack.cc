@@ -175,7 +175,10 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
   // ACK lost, and arrived.
   acknowledge_cumulative(cumulative_of(ack), acked_bytes);
   const Time now = scheduler_.now();
-  if (acked_bytes > 0) rto_clock_.on_acked(now);
+  if (acked_bytes > 0) {
+    rto_clock_.on_acked(now);
+    tail_probe_spent_ = false;  // new data acknowledged: the next tail may be probed
+  }
   // One path delivers a QP's WQEs in order: an older WQE not acknowledged by now is lost.
   bool lost = false;
   window_.for_each_open_between(lost_below_, newest, [&](InFlight& wqe) {
@@ -375,6 +378,12 @@ void Sender::arm_tail_probe(uint64_t global) {
   // the time the receiver takes to get to the packet and post the ACK. Without an RTT sample
   // yet, the RTO covers it.
   if (config_.reliability != Reliability::software_uc || !rtt_.has_sample()) return;
+  // At most one probe until an ACK acknowledges new data (RFC 8985 §7); until then the RTO,
+  // with its backoff, recovers. A probe fired before the ACKs could return (a queue longer
+  // than 2 srtt) declares data lost whose late ACKs are stale and give no RTT sample: probing
+  // again after the same short delay resent every tail each ~130 us, and srtt never learned
+  // the queue (bifrost-incast at Fig. 9's setup: no RPC completed).
+  if (tail_probe_spent_) return;
   if (probe_.valid()) scheduler_.cancel(probe_);
   // A quarter of the RTO floor bounds it from below: where the floor was raised because the
   // receiver's backlog is long (bifrost-perf: 5 ms), spurious probes would halve the window.
@@ -384,6 +393,7 @@ void Sender::arm_tail_probe(uint64_t global) {
     InFlight* tail = window_.find(global);
     if (tail == nullptr || tail->done) return;  // acknowledged (or already resent) in time
     ++stats_.tail_probes;
+    tail_probe_spent_ = true;
     loss_estimate_.on_lost();
     // Only the tail goes again, as in TCP's tail loss probe: the ACK of the resend names it,
     // and the usual rule (an ACK names a WQE: every older unacknowledged one is lost) recovers

@@ -220,5 +220,35 @@ TEST(LossRecovery, LostAcksCauseNoResendsBeyondTheTimers) {
   }
 }
 
+// A long queue on the return path: the receiver's ACKs wait 1.2 ms (its port paused), far
+// beyond 2 srtt of the 4 us round trip the first RPC measured, and one RPC is outstanding. The
+// tail probe fires once; until an ACK acknowledges new data only the RTO (backed off) resends.
+// Then the next RPC's tail may be probed again. (Before: a probe every ~125 us while the ACKs
+// waited, each declaring the last copy lost so that its late ACK was stale and gave no RTT
+// sample: srtt never learned the queue, and the resends grew with the queue's length. Fig. 9's
+// incast, bifrost-incast, livelocked on it.)
+TEST(LossRecovery, OneTailProbeUntilNewDataIsAcknowledged) {
+  TransportPairConfig c;
+  c.wire.delay = Time::us(2);  // hint_when_idle (the default): a lone RPC's tail is probed
+  TransportPair pair(c);
+  pair.send(0, 100);  // an RTT sample first: the probe is armed only with one
+  ASSERT_TRUE(pair.run_until_done(Time::ms(5)));
+  const Connection& sender = *pair.side(0).connection;
+  ASSERT_LT(sender.rtt().srtt(), Time::us(10));
+  sim::EventKernel& kernel = pair.kernel();
+  for (int rpc = 1; rpc <= 2; ++rpc) {
+    SCOPED_TRACE(::testing::Message() << "delayed RPC " << rpc);
+    pair.wire().pause(1, kernel.now() + Time::us(1200));  // the receiver's ACKs wait 1.2 ms
+    pair.send(0, 100);
+    ASSERT_TRUE(pair.run_until_done(Time::ms(20)));
+    EXPECT_TRUE(pair.all_delivered_once());
+    const SenderStats& s = sender.sender_stats();
+    EXPECT_EQ(s.tail_probes, static_cast<uint64_t>(rpc));  // one per delayed tail
+    EXPECT_EQ(s.timeouts, static_cast<uint64_t>(rpc));     // the 500 us RTO; the next is 1.5 ms
+    EXPECT_EQ(s.retransmitted_wqes, 2u * rpc);             // the probe's and the RTO's copies
+    EXPECT_EQ(s.failovers, 0u);
+  }
+}
+
 }  // namespace
 }  // namespace bifrost::transport
