@@ -25,11 +25,11 @@ for key, label, style in series:
 ax_tp.axhline(50, color="grey", lw=0.8, ls="--")
 ax_tp.set_xlabel("incast clients (x 64 QPs)")
 ax_tp.set_ylabel("Gb/s at the server (2 x 25 Gb/s)")
-ax_tp.set_ylim(0, 55)
+ax_tp.set_ylim(0, 60)
 ax_tp.grid(alpha=0.3)
 ax_tp.legend(fontsize=7)
 ax_oos.set_xlabel("incast clients (x 64 QPs)")
-ax_oos.set_ylabel("server NIC OOS packets, 8 ms window")
+ax_oos.set_ylabel("server NIC OOS packets, 160 ms window")
 ax_oos.grid(alpha=0.3)
 ax_oos.legend(fontsize=8)
 fig.suptitle("32 KiB RPCs over Bifröst UC (profile paper), no PFC, default 12 MB switch buffer",

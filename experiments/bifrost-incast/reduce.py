@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""One Fig. 9 point from two runs of the same scenario: the 12 ms run (OUT_12MS) and the same
-run stopped at the end of the warm-up (OUT_4MS). Prints the CSV row after PREFIX: goodput and
-server link (Gb/s) and switch drops in the window from the 12 ms run; the window's OOS is the
-difference of the two runs' NIC totals (uc_out_of_sequence), since the first 4 ms of both are
+"""One Fig. 9 point from two runs of the same scenario: the whole run (OUT_RUN) and the same
+run stopped at the end of the warm-up (OUT_WARMUP). Prints the CSV row after PREFIX: goodput
+and server link (Gb/s) and switch drops in the window from the whole run; the window's OOS is the
+difference of the two runs' NIC totals (uc_out_of_sequence), since the warm-ups of both are
 the same simulation.
 
-  reduce.py OUT_12MS OUT_4MS STDOUT_12MS PREFIX
+  reduce.py OUT_RUN OUT_WARMUP STDOUT_RUN PREFIX
 """
 import csv
 import json
@@ -25,6 +25,7 @@ oos = summary["nic"]["uc_out_of_sequence"]
 window_oos = oos - warm_summary["nic"]["uc_out_of_sequence"]
 text = open(stdout).read()
 retx = re.search(r"(\d+) WQEs retransmitted", text).group(1)
-timeouts, probes = re.search(r"(\d+) timeouts, (\d+) tail probes", text).groups()
+timeouts, probes, failovers = re.search(
+    r"(\d+) timeouts, (\d+) tail probes, (\d+) failovers", text).groups()
 print(f"{prefix},{float(loop['goodput_gbps']):.2f},{link:.2f},{loop['window_drops']},"
-      f"{window_oos},{summary['drops']['total']},{oos},{retx},{timeouts},{probes}")
+      f"{window_oos},{summary['drops']['total']},{oos},{retx},{timeouts},{probes},{failovers}")
