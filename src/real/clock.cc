@@ -1,5 +1,6 @@
 #include "bifrost/real/clock.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 namespace bifrost::real {
@@ -23,6 +24,13 @@ int64_t realtime_minus_monotonic_ns() {
   const int64_t r = read_ns(CLOCK_REALTIME);
   const int64_t m2 = read_ns(CLOCK_MONOTONIC);
   return r - (m1 + (m2 - m1) / 2);
+}
+
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 }  // namespace bifrost::real

@@ -1,7 +1,5 @@
 #include "results.h"
 
-#include <sys/resource.h>
-
 #include "bifrost/real/json_fields.h"
 
 namespace bifrost::perf {
@@ -32,13 +30,6 @@ nlohmann::json to_json(const SizeResult& r) {
           {"ack_delay_p99_us", r.ack_delay_p99},
           {"local_delay_p50_us", r.local_delay_p50},
           {"local_delay_p99_us", r.local_delay_p99}};
-}
-
-double process_cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 SizeResult size_result_from_json(const nlohmann::json& j) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "bifrost/real/clock.h"
+
 namespace bifrost::perf {
 
 struct SizeResult {
@@ -61,8 +63,7 @@ struct RunResults {
 };
 
 nlohmann::json to_json(const SizeResult& r);
-// User + system CPU of this process so far.
-double process_cpu_seconds();
+using real::process_cpu_seconds;  // user + system CPU of this process so far
 SizeResult size_result_from_json(const nlohmann::json& j);
 
 }  // namespace bifrost::perf

@@ -1,7 +1,6 @@
 #include "tcp_rpc.h"
 
 #include <arpa/inet.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,18 +10,12 @@
 #include <vector>
 
 #include "bifrost/core/error.h"
+#include "bifrost/real/clock.h"
 
 namespace bifrost::tcp_rpc {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double cpu_seconds_now() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
 
 void write_all(int fd, const uint8_t* data, size_t size) {
   while (size > 0) {
@@ -61,10 +54,10 @@ struct Header {
 
 class Phase {
  public:
-  Phase() : start_(Clock::now()), cpu_start_(cpu_seconds_now()) {}
+  Phase() : start_(Clock::now()), cpu_start_(real::process_cpu_seconds()) {}
   void close(RpcTally& t) const {
     t.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-    t.cpu_seconds = cpu_seconds_now() - cpu_start_;
+    t.cpu_seconds = real::process_cpu_seconds() - cpu_start_;
   }
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 

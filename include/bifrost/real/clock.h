@@ -15,4 +15,8 @@ Time monotonic_now();
 // realtime in picoseconds would overflow a Time (which spans about 106 days).
 int64_t realtime_minus_monotonic_ns();
 
+// This process's CPU time so far (user + system, every thread), in seconds: what benchmarks
+// report as the cost of the work they did.
+double process_cpu_seconds();
+
 }  // namespace bifrost::real
