@@ -28,6 +28,11 @@ all_series=(
   "b_40g_floor50us 40 1024 0.5 100ms true 50us no 1"
   "a_10g_rate_per_rtt 10 2048 4 1s true 0us yes 1 current_rtt+applied"
   "b_40g_rate_per_rtt 40 1024 0.5 100ms true 0us no 1 current_rtt+applied"
+  # The RC estimator's chain cut every 2 batches (rc_anchor_every, ours: README)
+  "a_10g_anchor2 10 2048 4 1s true 0us yes 1 base_rtt 2"
+  "b_40g_anchor2 40 1024 0.5 100ms true 0us no 1 base_rtt 2"
+  "a_10g_anchor2_per_rtt 10 2048 4 1s true 0us yes 1 current_rtt+applied 2"
+  "b_40g_anchor2_per_rtt 40 1024 0.5 100ms true 0us no 1 current_rtt+applied 2"
 )
 # The floor50us rows add about 5 minutes, the rate_per_rtt rows as much: SERIES="a_10g b_40g
 # a_10g_floor50us b_40g_floor50us a_10g_rate_per_rtt b_40g_rate_per_rtt".
@@ -35,7 +40,7 @@ wanted="${SERIES:-a_10g b_40g}"
 echo "series,flow,src,start_s,end_s,gbps" >"$here/samples.csv"
 echo "series,time_s,event,flow,active,fair_gbps,intervals,intervals_within,converge_s,last_interval_worst_deviation" >"$here/events.csv"
 for entry in "${all_series[@]}"; do
-  read -r label rate mtu phase interval literal floor profile seed basis <<<"$entry"
+  read -r label rate mtu phase interval literal floor profile seed basis anchor <<<"$entry"
   basis=${basis:-base_rtt}
   [[ $basis == *+applied ]] && applied=true || applied=false
   [[ " $wanted " == *" $label "* ]] || continue
@@ -45,6 +50,7 @@ for entry in "${all_series[@]}"; do
   [ "$profile" = yes ] && nic=$cx3pro || nic=""
   SEED=$seed MTU=$mtu DURATION=$duration RATE="${rate}Gbps" NIC=$nic LITERAL=$literal \
     FLOOR=$floor INTERVAL=$interval RATE_BASIS="${basis%+applied}" SAMPLE_APPLIED=$applied \
+    ANCHOR=${anchor:-0} \
     /usr/bin/python3 "$here/../fill_template.py" "$here/scenario.toml.in" "$tmp/$label/run.toml"
   echo "== $label ($rate Gb/s, T = $phase s, $interval samples, literal_vegas $literal, floor $floor)" >&2
   "$tool" run "$tmp/$label/run.toml" --out "$tmp/$label/out" --quiet >"$tmp/$label.txt"

@@ -44,6 +44,15 @@ literal_vegas = true
 verb = "1MB"
 rate_basis = "current_rtt"
 sample_applied_rate = true'
+# The paper's with the RC estimator's chain cut every 2 batches (rc_anchor_every, ours, issue 24:
+# README, "Anchoring the RC estimator"), alone and with the limiter at cwnd / RTT.
+rogue_anchor2='kind = "rogue-rc"
+literal_vegas = true
+verb = "1MB"
+rc_anchor_every = 2'
+rogue_anchor2_per_rtt="$rogue_anchor2
+rate_basis = \"current_rtt\"
+sample_applied_rate = true"
 timely='kind = "bifrost-rc"
 cc = "timely"'
 plain_rc='kind = "rc"'
@@ -68,6 +77,8 @@ series_of() {
     rogue_linux) echo "rogue_linux parking on [0,2,4,6] 7 4GB 1s 100ms 1" ;;
     rogue_floor) echo "rogue_floor parking on [0,2,4,6] 7 4GB 1s 100ms 1" ;;
     rogue_per_rtt) echo "rogue_per_rtt parking on [0,2,4,6] 7 4GB 1s 100ms 1" ;;
+    rogue_anchor2) echo "rogue_anchor2 parking on [0,2,4,6] 7 4GB 1s 100ms 1" ;;
+    rogue_anchor2_per_rtt) echo "rogue_anchor2_per_rtt parking on [0,2,4,6] 7 4GB 1s 100ms 1" ;;
     timely_from_posting) echo "timely parking on [0,2,4,6] 7 4GB 1s 100ms 1 false" ;;
     pfc_rogue) echo 'rogue star33 on "1..32" 0 1GB 20ms 1ms 1' ;;
     pfc_timely) echo 'timely star33 on "1..32" 0 1GB 20ms 1ms 1' ;;
@@ -75,7 +86,7 @@ series_of() {
     *) echo "unknown series $1" >&2; exit 2 ;;
   esac
 }
-wanted="${SERIES:-rogue timely dcqcn rogue_nopfc rogue_linux rogue_floor rogue_per_rtt timely_from_posting pfc_rogue pfc_timely pfc_dcqcn}"
+wanted="${SERIES:-rogue timely dcqcn rogue_nopfc rogue_linux rogue_floor rogue_per_rtt rogue_anchor2 rogue_anchor2_per_rtt timely_from_posting pfc_rogue pfc_timely pfc_dcqcn}"
 
 echo "series,flow,start_s,end_s,gbps" >"$here/samples.csv"
 echo "series,pauses,paused_us_max_port,paused_us_total,drops,flows" >"$tmp/pauses.csv"
@@ -87,6 +98,8 @@ for label in $wanted; do
     rogue_linux) transport=$rogue_linux nic="" ;;
     rogue_floor) transport=$rogue_floor nic="" ;;
     rogue_per_rtt) transport=$rogue_per_rtt nic="" ;;
+    rogue_anchor2) transport=$rogue_anchor2 nic="" ;;
+    rogue_anchor2_per_rtt) transport=$rogue_anchor2_per_rtt nic="" ;;
     timely) transport=$timely nic="" ;;
     dcqcn) transport=$plain_rc nic=$dcqcn_nic ;;
   esac

@@ -23,17 +23,21 @@ all_series=(
   "rate_per_rtt true 0us 3s 1s 1 current_rtt"  # the paper's, the limiter at cwnd / RTT (README)
   "rate_per_rtt_100ms true 0us 3s 100ms 1 current_rtt"
   "rate_per_rtt_applied true 0us 3s 1s 1 current_rtt+applied"  # and samples at the applied rate
+  # The RC estimator's chain cut every 2 batches (rc_anchor_every, ours: README, "Anchoring")
+  "anchor2 true 0us 3s 1s 1 base_rtt 2"
+  "anchor2_per_rtt true 0us 3s 1s 1 current_rtt 2"
+  "anchor2_per_rtt_applied true 0us 3s 1s 1 current_rtt+applied 2"
 )
-wanted="${SERIES:-paper paper_100ms paper_seed2 floor50us floor50us_100ms linux_vegas rate_per_rtt rate_per_rtt_100ms rate_per_rtt_applied}"
+wanted="${SERIES:-paper paper_100ms paper_seed2 floor50us floor50us_100ms linux_vegas rate_per_rtt rate_per_rtt_100ms rate_per_rtt_applied anchor2 anchor2_per_rtt anchor2_per_rtt_applied}"
 echo "series,interval_s,flow,start_s,goodput_gbps,estimate_gbps,estimate_samples,rtt_mean_us" >"$here/samples.csv"
 for entry in "${all_series[@]}"; do
-  read -r label literal floor duration interval seed basis <<<"$entry"
+  read -r label literal floor duration interval seed basis anchor <<<"$entry"
   basis=${basis:-base_rtt}
   [[ $basis == *+applied ]] && applied=true || applied=false
   [[ " $wanted " == *" $label "* ]] || continue
   sed -e "s/@LITERAL@/$literal/" -e "s/@FLOOR@/$floor/" -e "s/@DURATION@/$duration/" \
     -e "s/@RATE_BASIS@/${basis%+applied}/" -e "s/@SAMPLE_APPLIED@/$applied/" \
-    -e "s/@INTERVAL@/$interval/" \
+    -e "s/@INTERVAL@/$interval/" -e "s/@ANCHOR@/${anchor:-0}/" \
     -e "s/@SEED@/$seed/" "$here/scenario.toml.in" >"$tmp/$label.toml"
   echo "== $label (literal_vegas $literal, $duration in $interval intervals)" >&2
   "$tool" run "$tmp/$label.toml" --out "$tmp/$label" --quiet >"$tmp/$label.txt"

@@ -27,6 +27,16 @@ literal_vegas = true' ;;
 literal_vegas = true
 rate_basis = "current_rtt"
 sample_applied_rate = true' ;;
+    # The RC estimator's chain cut every 2 batches (rc_anchor_every, ours: README), alone and
+    # with the limiter at cwnd / RTT.
+    rogue-rc-anchor2) transport='kind = "rogue-rc"
+literal_vegas = true
+rc_anchor_every = 2' ;;
+    rogue-rc-anchor2-per-rtt) transport='kind = "rogue-rc"
+literal_vegas = true
+rc_anchor_every = 2
+rate_basis = "current_rtt"
+sample_applied_rate = true' ;;
     # DCTCP's window algorithm (g = 1/16) over Bifröst UC, ECN echoed by its software ACKs.
     dctcp) transport='kind = "bifrost-uc"
 cc = "dctcp"' ;;

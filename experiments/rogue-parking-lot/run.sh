@@ -17,6 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 #   | probes kept in probes.csv (every n-th) | seed | pacing basis (cwnd / base_rtt as §3.3's
 #   formula, or cwnd / RTT as its "no more than cwnd ... per RTT": README, "The Vegas floor";
 #   "+applied": RTT samples time each batch at the rate the limiter applied to it)
+#   [| rc_anchor_every: the RC estimator's chain cut every k batches, 0 = §3.3 as written]
 # The paper gives no probe interval; its probes join the server's queue, and RoGUE's shares move
 # with them (README), so the headline's 1 ms is set beside 0.1 ms and a single probe.
 all_series=(
@@ -29,17 +30,20 @@ all_series=(
   "rate_per_rtt true 0us 10Gbps 3s 100ms 1ms 1 1 current_rtt"  # the paper's, paced at cwnd / RTT
   "rate_per_rtt_probe100us true 0us 10Gbps 3s 100ms 100us 10 1 current_rtt"
   "rate_per_rtt_applied true 0us 10Gbps 3s 100ms 1ms 1 1 current_rtt+applied"
+  "anchor2 true 0us 10Gbps 3s 100ms 1ms 1 1 base_rtt 2"  # the paper's, the chain cut every 2 batches
+  "anchor2_per_rtt true 0us 10Gbps 3s 100ms 1ms 1 1 current_rtt 2"
+  "anchor2_per_rtt_applied true 0us 10Gbps 3s 100ms 1ms 1 1 current_rtt+applied 2"
 )
-wanted="${SERIES:-paper paper_probe100us paper_probe_once floor50us linux_vegas linux_vegas_probe100us rate_per_rtt rate_per_rtt_probe100us rate_per_rtt_applied}"
+wanted="${SERIES:-paper paper_probe100us paper_probe_once floor50us linux_vegas linux_vegas_probe100us rate_per_rtt rate_per_rtt_probe100us rate_per_rtt_applied anchor2 anchor2_per_rtt anchor2_per_rtt_applied}"
 echo "series,flow,start_s,end_s,gbps" >"$here/samples.csv"
 echo "series,posted_s,rtt_us" >"$here/probes.csv"
 echo "series,jain_run,p50_us,p90_us,probes,drops" >"$tmp/totals.csv"
 for entry in "${all_series[@]}"; do
-  read -r label literal floor rate duration interval probe keep seed basis <<<"$entry"
+  read -r label literal floor rate duration interval probe keep seed basis anchor <<<"$entry"
   [[ " $wanted " == *" $label "* ]] || continue
   SEED=$seed DURATION=$duration RATE=$rate LITERAL=$literal FLOOR=$floor \
     INTERVAL=$interval PROBE_INTERVAL=$probe RATE_BASIS=${basis%+applied} \
-    SAMPLE_APPLIED=$([[ $basis == *+applied ]] && echo true || echo false) \
+    SAMPLE_APPLIED=$([[ $basis == *+applied ]] && echo true || echo false) ANCHOR=${anchor:-0} \
     /usr/bin/python3 "$here/../fill_template.py" "$here/scenario.toml.in" "$tmp/$label.toml"
   echo "== $label (literal_vegas $literal, floor $floor, $rate, $duration)" >&2
   "$tool" run "$tmp/$label.toml" --out "$tmp/$label" --quiet >"$tmp/$label.txt"

@@ -216,6 +216,7 @@ transport::rogue::RogueConfig rogue_config(const scenario::Scenario& sc) {
   c.shadow_qp = g.shadow_qp;
   c.pace = g.pace;
   c.rc_idle_start_floor = g.rc_idle_start_floor;
+  c.rc_anchor_every = g.rc_anchor_every;
   c.sample_applied_rate = g.sample_applied_rate;
   c.rtt_noise = g.rtt_noise;
   if (g.signal_cost) c.signal_cost = *g.signal_cost;

@@ -187,5 +187,16 @@ TEST(RogueScenario, RateBasisAndAppliedRateSamplesReachTheConnection) {
   EXPECT_LT(least_limit(current), least_limit(base));
 }
 
+// [transport] rc_anchor_every (issue 24, the anchored RC estimator): parsed into the
+// connection's config (0, §3.3's chain, when unset), and flows finish with it.
+TEST(RogueScenario, RcAnchorEveryReachesTheConnection) {
+  std::string anchored = rogue_star("rogue-rc", "");
+  anchored.insert(anchored.find("[[workload]]"), "rc_anchor_every = 2\n");
+  const auto sc = parse(anchored);
+  EXPECT_EQ(sc.transport.rogue.rc_anchor_every, 2u);
+  EXPECT_EQ(parse(rogue_star("rogue-rc", "")).transport.rogue.rc_anchor_every, 0u);
+  EXPECT_EQ(run(anchored).finished, 2u);
+}
+
 }  // namespace
 }  // namespace bifrost::sim

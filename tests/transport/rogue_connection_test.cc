@@ -59,6 +59,33 @@ TEST(RogueConnection, RcReadAndWriteTogether) {
   EXPECT_GT(pair.connection(0).stats().rtt_samples, 0u);
 }
 
+// rc_anchor_every = 2 (rtt/rogue_rc_estimator.h): every second batch waits for the outstanding
+// ones and the limiter's credit, woken by the completion or the refill. READs and WRITEs still
+// complete exactly once with their bytes; a WRITE stream's samples stay at the path's RTT
+// (no sample below the two 2 us wires, none far above them on an otherwise idle wire).
+TEST(RogueConnection, RcAnchoredEstimatorCompletesEveryVerbAndSamplesThePath) {
+  RogueConfig c = config(QpType::rc);
+  c.rc_anchor_every = 2;
+  RoguePair mixed(c, wire_10g());
+  for (int i = 0; i < 4; ++i) {
+    mixed.write(0, 1'000'000);
+    mixed.read(0, 300'000);
+  }
+  ASSERT_TRUE(mixed.run_until_done(Time::ms(100)));
+  EXPECT_TRUE(mixed.all_done_once());
+
+  RoguePair writes(c, wire_10g());
+  std::vector<Time> samples;
+  writes.connection(0).set_rtt_observer([&](Time rtt) { samples.push_back(rtt); });
+  for (int i = 0; i < 16; ++i) writes.write(0, 1'000'000);
+  ASSERT_TRUE(writes.run_until_done(Time::ms(100)));
+  EXPECT_TRUE(writes.all_done_once());
+  ASSERT_GT(samples.size(), 100u);
+  const auto [least, most] = std::minmax_element(samples.begin(), samples.end());
+  EXPECT_GE(*least, Time::us(4));
+  EXPECT_LT(*most, Time::us(40)) << "least " << least->picoseconds();
+}
+
 TEST(RogueConnection, SendsAndImmediatesReachTheApplicationOnce) {
   for (const QpType type : {QpType::rc, QpType::uc}) {
     RoguePair pair(config(type), wire_10g());

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <deque>
 #include <vector>
 
 #include "bifrost/core/error.h"
@@ -132,6 +133,155 @@ TEST(RogueRcRtt, AZeroIsAbsorbingAsWrittenAndTheIdleStartFloorStopsIt) {
       EXPECT_EQ(rc.floored(), 0u);
     }
   }
+}
+
+// A long stream of equal batches on one QP over a path of constant RTT `rtt`, kept at `window`
+// outstanding (two: RoGUE's floor, §3.1): software posts when a completion comes in, and the
+// NIC sends a batch from max(its post, the previous batch's end). A batch behind another takes
+// batch_serialization, one that finds the NIC idle idle_batch_serialization (the limiter's
+// `burst` credit and no trailing pacing gap), each plus the NIC's own `error`; its completion
+// comes `rtt` after its last byte. With `rtt` below the batch's time the NIC is never idle, so
+// §3.3 chains every sample on the one before (while the sample is below the time the window
+// covers: beyond that the batch's t_enq is the later start). The anchored estimator's batch
+// that is due waits for the outstanding ones, as BatchWindow holds it. Returns every sample.
+std::vector<Time> stream_samples(RogueRcRttEstimator& rc, const RogueBatch& shape, Time error,
+                                 Time rtt, int count, std::size_t window = 2,
+                                 Bytes burst = Bytes(0)) {
+  std::deque<Time> completions;
+  std::vector<Time> samples;
+  Time nic_free = Time::zero();
+  int posted = 0;
+  const auto post = [&](Time now) {
+    while (posted < count && completions.size() < window &&
+           (!rc.anchor_due() || completions.empty())) {
+      RogueBatch b = shape;
+      b.t_enq = now;
+      rc.on_enqueue(b);
+      const bool idle = now >= nic_free;
+      nic_free = std::max(now, nic_free) + error +
+                 (idle ? idle_batch_serialization(b, kLine, burst) : batch_serialization(b, kLine));
+      completions.push_back(nic_free + rtt);
+      ++posted;
+    }
+  };
+  post(Time::zero());
+  while (!completions.empty()) {
+    const Time now = completions.front();
+    completions.pop_front();
+    samples.push_back(rc.on_completion(now));
+    post(now);
+  }
+  return samples;
+}
+
+Time max_error(const std::vector<Time>& samples, Time truth) {
+  Time worst = Time::zero();
+  for (const Time s : samples) worst = std::max(worst, s > truth ? s - truth : truth - s);
+  return worst;
+}
+
+// Upward: an unpaced stream on an empty link, its window 64 batches (Vegas sees no queue), whose
+// NIC spends 0.1 us per 50 us batch more than B_sig / line rate (a WQE fetch, a DMA start:
+// anything the formula does not subtract). §3.3's chain adds it to every sample: 2 ms after
+// 20,000 batches (one second) with a 10 us path; anchored every k batches, every sample stays
+// within k x 0.1 us of the path's RTT.
+TEST(RogueRcRtt, AnUnpacedStreamDriftsUpAsWrittenAndStaysWithinTheAnchorBound) {
+  const RogueBatch shape = batch(Time::zero(), 62'500);  // 50 us at 10 Gb/s
+  ASSERT_EQ(batch_serialization(shape, kLine), us(50));
+  const Time error = Time::ns(100);
+  const Time rtt = us(10);
+  constexpr int kBatches = 20'000;
+
+  RogueRcRttEstimator written(kLine);
+  const std::vector<Time> drift = stream_samples(written, shape, error, rtt, kBatches, 64);
+  EXPECT_GT(drift.back(), Time::ms(1));  // 10 us + 20,000 x 0.1 us
+  EXPECT_FALSE(written.anchor_due());
+
+  for (const uint32_t k : {1u, 8u, 32u}) {
+    RogueRcRttEstimator anchored(kLine, k, Bytes(0));
+    const std::vector<Time> samples = stream_samples(anchored, shape, error, rtt, kBatches, 64);
+    ASSERT_EQ(samples.size(), static_cast<std::size_t>(kBatches));
+    EXPECT_LE(max_error(samples, rtt), error * k) << k;
+    EXPECT_GE(anchored.anchors(), static_cast<uint64_t>(kBatches / k)) << k;
+  }
+  // The idle-start floor does not stop it.
+  RogueRcRttEstimator idle_floor(kLine, true);
+  EXPECT_GT(stream_samples(idle_floor, shape, error, rtt, kBatches, 64).back(), Time::ms(1));
+}
+
+// Downward: a stream paced at 8 Gb/s (five 2,000-byte frames a batch, 10 us) whose limiter runs
+// 0.5 % fast (0.05 us a batch). §3.3's chain loses that per batch, reaches zero after about 100
+// batches (a 5 us path) and stays there: zero is absorbing. Anchored, the samples stay within
+// k x 0.05 us of the path's RTT (the floor: no chained sample below the least anchored one).
+TEST(RogueRcRtt, APacedStreamDriftsToAnAbsorbingZeroAsWrittenAndNotAnchored) {
+  RogueBatch shape = batch(Time::zero(), 10'000, Rate::Gbps(8));
+  shape.packets = 5;
+  ASSERT_EQ(batch_serialization(shape, kLine), us(10));
+  const Time error = -Time::ns(50);
+  const Time rtt = us(5);
+  constexpr int kBatches = 100'000;  // one second
+
+  RogueRcRttEstimator written(kLine);
+  const std::vector<Time> drift = stream_samples(written, shape, error, rtt, kBatches);
+  for (std::size_t i = 200; i < drift.size(); ++i) ASSERT_EQ(drift[i], Time::zero()) << i;
+
+  for (const uint32_t k : {1u, 8u, 32u}) {
+    RogueRcRttEstimator anchored(kLine, k, Bytes(0));
+    const std::vector<Time> samples = stream_samples(anchored, shape, error, rtt, kBatches);
+    EXPECT_LE(max_error(samples, rtt), Time::ns(50) * k) << k;
+    if (k > 1) {  // k = 1: every batch is an anchor, none is floored
+      EXPECT_GT(anchored.floored(), 0u) << k;
+    }
+  }
+}
+
+// A batch on an idle limiter: the credit goes at the line rate and the last packet's pacing gap
+// is not waited for. Five 2,000-byte frames at 8 Gb/s: 2 us each paced, 1.6192 us on the line.
+TEST(RogueBatch, AnIdleLimiterSendsItsCreditAtTheLineRate) {
+  RogueBatch b = batch(Time::zero(), 10'000, Rate::Gbps(8));
+  b.packets = 5;
+  EXPECT_EQ(batch_serialization(b, kLine), us(10));
+  EXPECT_EQ(idle_batch_serialization(b, kLine, Bytes(0)), Time::ps(9'619'200));  // 4 x 2 + 1.6192
+  EXPECT_EQ(idle_batch_serialization(b, kLine, Bytes(4000)), Time::ps(8'096'000));  // the line's
+  EXPECT_EQ(idle_batch_serialization(b, kLine, Bytes(1000)), Time::ps(8'619'200));  // 7 + 1.6192
+  b.rate_limit = Rate::bps(0);
+  EXPECT_EQ(idle_batch_serialization(b, kLine, Bytes(4000)), Time::ps(8'096'000));
+}
+
+// Five 2,000-byte frames at 8 Gb/s (10 us paced; 9.6192 us from an idle limiter without credit)
+// over a 20 us path. Batch 0 (an anchor) leaves 0-9.6192, batch 1 behind it until 19.6192, and
+// batch 2, posted at batch 0's completion, finds the NIC idle. With k = 3, batch 3 is the anchor.
+TEST(RogueRcRtt, AnAnchorIsDueAfterKMinusOneChainedBatches) {
+  EXPECT_THROW(RogueRcRttEstimator(kLine, 0u, Bytes(0)), Error);
+  RogueRcRttEstimator rc(kLine, 3u, Bytes(0));
+  const auto at = [](Time t_enq) {
+    RogueBatch b = batch(t_enq, 10'000, Rate::Gbps(8));
+    b.packets = 5;
+    return b;
+  };
+  const Time idle = Time::ps(9'619'200);
+  EXPECT_FALSE(rc.anchor_due());
+  rc.on_enqueue(at(us(0)));  // none outstanding: an anchor
+  rc.on_enqueue(at(us(1)));  // chained
+  EXPECT_EQ(rc.anchors(), 1u);
+  EXPECT_FALSE(rc.anchor_due());
+  EXPECT_EQ(rc.on_completion(idle + us(20)), us(20));  // from t_enq, the idle time subtracted
+  rc.on_enqueue(at(idle + us(20)));                    // chained: the next is the 3rd
+  EXPECT_TRUE(rc.anchor_due());
+  EXPECT_EQ(rc.on_completion(idle + us(30)), us(20));  // t_start = batch 0's last byte
+  // Batch 2 found the NIC idle: it took 9.6192 us, but §3.3 subtracts 10, 0.3808 too much; the
+  // floor (batch 0's 20 us) lifts it.
+  EXPECT_EQ(rc.on_completion(idle * 2 + us(40)), us(20));
+  EXPECT_EQ(rc.floored(), 1u);
+  EXPECT_TRUE(rc.anchor_due());  // still: no batch has been posted since
+  rc.on_enqueue(at(us(70)));
+  EXPECT_EQ(rc.anchors(), 2u);
+  EXPECT_FALSE(rc.anchor_due());
+  EXPECT_EQ(rc.on_completion(idle + us(90)), us(20));
+  // The estimator as written is never due.
+  RogueRcRttEstimator written(kLine);
+  for (int i = 0; i < 5; ++i) written.on_enqueue(batch(us(i), 1000));
+  EXPECT_FALSE(written.anchor_due());
 }
 
 TEST(RogueUcRtt, EchoesGiveSamplesFromThePreviousSendCompletionOrTheEnqueue) {

@@ -48,7 +48,7 @@ constexpr std::array<std::string_view, 2> kProfiles = {"default", "paper"};
 constexpr std::array<std::string_view, 1> kRcKeys = {"kind"};
 constexpr std::array<std::string_view, 2> kPlainUcKeys = {"kind", "uc_message"};
 // clang-format off
-constexpr std::array<std::string_view, 22> kRogueKeys = {"kind",           "cc",
+constexpr std::array<std::string_view, 23> kRogueKeys = {"kind",           "cc",
                                                          "segment",        "batch",
                                                          "alpha",          "beta",
                                                          "literal_vegas",  "initial_window",
@@ -58,7 +58,8 @@ constexpr std::array<std::string_view, 22> kRogueKeys = {"kind",           "cc",
                                                          "pace",           "verb",
                                                          "rtt_noise",      "rc_idle_start_floor",
                                                          "signal_cost",    "clock_read_cost",
-                                                         "rate_basis",     "sample_applied_rate"};
+                                                         "rate_basis",     "sample_applied_rate",
+                                                         "rc_anchor_every"};
 // clang-format on
 // The transport's default immediate layout: 10 bits of chunk offset (docs/transport.md).
 constexpr uint64_t kChunkOffsetBits = 10;
@@ -146,6 +147,9 @@ void rogue_keys(const TableReader& r, TransportSpec& t) {
   if (auto shadow = r.boolean("shadow_qp")) g.shadow_qp = *shadow;
   if (auto pace = r.boolean("pace")) g.pace = *pace;
   if (auto floor = r.boolean("rc_idle_start_floor")) g.rc_idle_start_floor = *floor;
+  if (auto every = r.integer("rc_anchor_every", 0, 1 << 20)) {
+    g.rc_anchor_every = static_cast<uint32_t>(*every);
+  }
   if (auto applied = r.boolean("sample_applied_rate")) g.sample_applied_rate = *applied;
   if (auto noise = r.time("rtt_noise")) {
     if (*noise < Time::zero()) r.fail("rtt_noise", "must not be negative");

@@ -15,7 +15,9 @@ BatchWindow::BatchWindow(RogueConnection& connection, const RogueConfig& config,
       stats_(stats),
       scheduler_(connection.endpoint().scheduler()),
       cc_(config.vegas_params()),
-      rc_(config.line_rate, config.rc_idle_start_floor),
+      rc_(config.rc_anchor_every > 0
+              ? RogueRcRttEstimator(config.line_rate, config.rc_anchor_every, limiter_burst())
+              : RogueRcRttEstimator(config.line_rate, config.rc_idle_start_floor)),
       uc_(config.line_rate),
       // The NIC's own change delay (the paper's H was its NICs'; a READ's limiter is the peer's,
       // taken to be the same kind of NIC).
@@ -31,10 +33,27 @@ BatchWindow::~BatchWindow() {
 
 bool BatchWindow::may_post(uint64_t batch_bytes) const {
   if (gated_) return false;
+  // RC anchor (rc_anchor_every): the batch that cuts the chain goes once none is outstanding.
+  if (!uc() && rc_.anchor_due() && !batches_.empty()) return false;
   // At least min_batches enqueued while there is data (§3.1): below that, the window does not
   // hold a batch back, or the NIC would starve when cwnd < one batch.
   if (batches_.size() < config_.min_batches) return true;
   return in_flight_ + batch_bytes <= cc_.window_bytes();
+}
+
+std::optional<Time> BatchWindow::anchor_wait() const {
+  if (uc() || !rc_.anchor_due() || !batches_.empty() || !applied_) return std::nullopt;
+  // The limiter regains its burst credit and the pacing gap of its last packet: from the last
+  // completion (its last byte left before) that long, at the rate in force.
+  const Bytes frame(config_.mtu + kRoceV2MeteredHeaderBytes);
+  const Time refill = serialization_time(limiter_burst() + frame, *applied_);
+  const Time ready = last_signal_at_ + refill;
+  if (scheduler_.now() >= ready) return std::nullopt;
+  return ready;
+}
+
+Bytes BatchWindow::limiter_burst() const {
+  return connection_.endpoint().device().rate_limiter_config().burst;
 }
 
 void BatchWindow::open_batch(Time t_enq) {
@@ -80,6 +99,8 @@ void BatchWindow::on_signal(uint64_t batch, Time at) {
   const Batch b = batches_.front();
   batches_.pop_front();
   in_flight_ -= b.bytes;
+  last_signal_at_ = scheduler_.now();
+  if (held_off(b)) rc_.distrust_oldest();
   if (!config_.sample_applied_rate) {
     take_sample(b, rc_.on_completion(at));
     return;
@@ -132,10 +153,8 @@ void BatchWindow::take_sample(const Batch& b, Time measured) {
     rtt = rtt + Time::ps(static_cast<int64_t>(
                     noise_.uniform() * static_cast<double>(config_.rtt_noise.picoseconds())));
   }
-  // RoGUE's hold-off (§3.3): a batch enqueued before H bytes had left the limiter since the
-  // last rate change may have queued behind the old rate; its sample misleads the CC.
-  const bool held_off = b.sent_before < holdoff_until_;
-  if (held_off) {
+  const bool held = held_off(b);
+  if (held) {
     ++stats_.held_off_samples;
   } else if (rtt == Time::zero()) {
     // Clamped from below zero: the batch left faster than the limit it was corrected for (a
@@ -150,7 +169,7 @@ void BatchWindow::take_sample(const Batch& b, Time measured) {
   TraceEvent e = event(TraceEvent::Kind::sample);
   e.rtt = rtt;
   e.base_rtt = cc_.base_rtt();
-  e.held_off = held_off;
+  e.held_off = held;
   e.enqueued_at_bytes = b.sent_before;
   e.holdoff_until = holdoff_until_;
   connection_.trace(e);

@@ -30,6 +30,10 @@ class BatchWindow {
   // Whether a new batch may be enqueued: fewer than min_batches in flight, or room in the
   // window for `batch_bytes` more; never while the UC sample timeout holds posting.
   bool may_post(uint64_t batch_bytes) const;
+  // RC with rc_anchor_every: the anchor that is due may go only from the returned time on (its
+  // limiter must have regained its whole burst credit, rtt/rogue_rc_estimator.h); nullopt: no
+  // wait (none due, batches still outstanding, or ready).
+  std::optional<Time> anchor_wait() const;
   // A batch opens with the NIC clock read before its first verb is enqueued (t_enq); it is
   // handed to the estimator once its verbs are in (close_batch).
   void open_batch(Time t_enq);
@@ -72,6 +76,11 @@ class BatchWindow {
   };
 
   bool uc() const { return config_.qp_type == QpType::uc; }
+  // The burst credit of this direction's limiter (a READ's is the peer's, the same kind of NIC).
+  Bytes limiter_burst() const;
+  // RoGUE's hold-off (§3.3): a batch enqueued before H bytes had left the limiter since the
+  // last rate change may have queued behind the old rate; its sample misleads the CC.
+  bool held_off(const Batch& b) const { return b.sent_before < holdoff_until_; }
   // A sample for batch `b`: to the CC unless it is held off; then the rate.
   void take_sample(const Batch& b, Time rtt);
   void apply_rate();
@@ -92,6 +101,7 @@ class BatchWindow {
   std::deque<Batch> batches_;  // in flight, oldest first; the last one may still be filling
   uint64_t next_id_ = 0;       // the estimators number batches 0, 1, 2, ...
   Time last_echo_;
+  Time last_signal_at_;  // RC: when the last completion was handled (scheduler time)
   uint64_t in_flight_ = 0;
   std::optional<Rate> applied_;  // on the limiter (nullopt: unlimited)
   AppliedRateModel applied_model_;

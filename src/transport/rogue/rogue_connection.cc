@@ -199,6 +199,10 @@ bool RogueConnection::post_batch() {
                          [](const Verb& v) { return v.cut < v.work.local.length; });
   if (it == verbs_.end()) return false;
   BatchWindow& window = window_of(it->work.op);
+  if (const std::optional<Time> ready = window.anchor_wait()) {
+    wake_at(*ready);
+    return false;
+  }
   if (!window.may_post(config_.batch())) return false;
   // The QP's send queue holds max_send_wr WQEs until their completion retires them: small
   // signaled verbs are a batch each, and a window of thousands of them would overflow it.

@@ -33,6 +33,20 @@ Time batch_serialization(const RogueBatch& batch, Rate line_rate) {
   return std::max(serialization_time(Bytes(batch.wire_bytes), batch.rate_limit), at_line);
 }
 
+Time idle_batch_serialization(const RogueBatch& batch, Rate line_rate, Bytes burst) {
+  const Time at_line = serialization_time(
+      Bytes(batch.wire_bytes + batch.packets * kLineBytesPerFrameBeyondMetered), line_rate);
+  if (batch.rate_limit <= Rate::bps(0)) return at_line;
+  const uint64_t packets = std::max<uint64_t>(batch.packets, 1);
+  const uint64_t last = batch.wire_bytes / packets;
+  // The last packet starts once the others are paced out less the credit, and takes its line time.
+  const Time last_start = serialization_time(Bytes(batch.wire_bytes - last), batch.rate_limit) -
+                          serialization_time(burst, batch.rate_limit);
+  const Time last_line =
+      serialization_time(Bytes(last + kLineBytesPerFrameBeyondMetered), line_rate);
+  return std::max(at_line, last_start + last_line);
+}
+
 uint64_t verb_packets(rnic::WrOpcode opcode, uint64_t length, uint32_t mtu) {
   return opcode == rnic::WrOpcode::rdma_read ? rnic::read_response_count(length, mtu)
                                              : rnic::packet_count(length, mtu);

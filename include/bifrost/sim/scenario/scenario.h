@@ -346,6 +346,7 @@ struct RogueSpec {
   bool shadow_qp = true;
   bool pace = true;
   bool rc_idle_start_floor = false;  // RogueConfig::rc_idle_start_floor
+  uint32_t rc_anchor_every = 0;      // RogueConfig::rc_anchor_every
   bool sample_applied_rate = false;  // RogueConfig::sample_applied_rate
   // The application verbs a flow is posted as (nullopt: the whole flow one verb, up to 2 GiB;
   // RoGUE's Fig. 9 compares 64 KB and 1 KB verbs).

@@ -61,6 +61,16 @@ struct RogueConfig {
   // default, the estimator exactly as §3.3 writes it: on, the 40 Gb/s parking lot of
   // experiments/rogue-convergence got less fair (Jain 0.30 against 0.61).
   bool rc_idle_start_floor = false;
+  // RC: cut the estimator's chain every `rc_anchor_every` batches (0: never, §3.3 as written).
+  // The k-th batch since the last one posted with none outstanding waits until the outstanding
+  // batches complete and the limiter has regained its burst credit, so the NIC is known to
+  // start it when it is posted and its sample has no chained term; no sample goes below the
+  // least such sample not held off (rtt/rogue_rc_estimator.h; ours, against the chain's drift
+  // up and down, issue 24). Costs the NIC about one RTT idle per k batches. Replaces
+  // rc_idle_start_floor when set. Off by default, the paper's estimator; 2 with rate_basis =
+  // current_rtt and sample_applied_rate was the fairest in issue 24's reruns
+  // (docs/transport.md, "Anchoring the RC chain").
+  uint32_t rc_anchor_every = 0;
   // RC: B_sig is divided by the rate the limiter applied to the batch's bytes (a change lands
   // `change_delay` bytes after it is asked for, rogue/applied_rate.h), §3.3's "current applied
   // rate-limit", rather than by the limit asked for when the batch was enqueued. Off by default

@@ -37,6 +37,13 @@ struct RogueBatch {
 // force.
 Time batch_serialization(const RogueBatch& batch, Rate line_rate);
 
+// The time the NIC needs for a batch that starts on an idle limiter holding its whole burst
+// credit (`burst`, rnic::RateLimiterConfig::burst; software sets it, as ibverbs' max_burst_sz):
+// the credit's bytes go at the line rate, the rest at the limit, and the last packet is not
+// followed by its pacing gap (a batch behind another waits that gap out, so batch_serialization
+// is exact there). Packets are taken as of equal size. Unlimited: the line time.
+Time idle_batch_serialization(const RogueBatch& batch, Rate line_rate, Bytes burst);
+
 // Wire bytes a verb of `length` bytes puts through the rate limiter of the QP that sends its
 // data: its request packets on `type` (a READ: the peer's response packets, which the peer's
 // limiter meters), each Ethernet frame without FCS, exactly as the segmenter builds them
