@@ -92,6 +92,7 @@ rnic::NicProfile nic_profile(const scenario::NicProfileSpec& spec) {
   p.ack_delay = spec.ack_delay;
   if (spec.rate_change_delay) p.rate_change_delay = *spec.rate_change_delay;
   if (spec.per_priority_limiters) p.per_priority_limiters = *spec.per_priority_limiters;
+  if (spec.dcqcn_reaction_groups) p.dcqcn_reaction_groups = *spec.dcqcn_reaction_groups;
   return p;
 }
 

@@ -260,6 +260,7 @@ struct NicProfileSpec {
   std::optional<Time> ack_delay;
   std::optional<Bytes> rate_change_delay;
   std::optional<uint32_t> per_priority_limiters;
+  std::optional<uint32_t> dcqcn_reaction_groups;  // 0: one per QP (overrides cx4's)
 };
 
 struct NicConfig {
