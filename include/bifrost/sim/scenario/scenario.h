@@ -383,6 +383,8 @@ struct TransportSpec {
   // the data's class instead of the higher ACK class (Fig. 4(b)'s comparisons).
   bool acks_on_data_qp = false;
   bool ack_priority = true;
+  // bifrost-uc: the modelled host CPU time per completion (EndpointConfig::completion_cost).
+  Time completion_cost{};
   uint32_t backup_qps = 2;
   uint8_t rc_retry_cnt = 2;
   uint8_t rc_timeout = 8;
