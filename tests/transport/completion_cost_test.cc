@@ -11,15 +11,16 @@ namespace {
 using testing::TransportPair;
 using testing::TransportPairConfig;
 
-// Side 0 sends 16 messages of 256 KiB (64 KiB chunks and their send completions) and returns
-// its endpoint's counters; every message must arrive once.
+// Side 0 sends 64 messages of 4 KiB at once: their 64 send completions reach its data CQ within
+// ~21 us at 100 Gb/s, faster than a 1 us host handles them, and the ACKs come back meanwhile.
+// Returns side 0's endpoint counters; every message must arrive once.
 EndpointStats sender_endpoint(AckPath path, Time cost) {
   TransportPairConfig c;
   c.wire.delay = Time::us(2);
   c.transport.ack_path = path;
   c.endpoint.completion_cost = cost;
   TransportPair pair(c);
-  for (int i = 0; i < 16; ++i) pair.send(0, 256 * 1024);
+  for (int i = 0; i < 64; ++i) pair.send(0, 4096);
   EXPECT_TRUE(pair.run_until_done(Time::ms(50)));
   EXPECT_TRUE(pair.all_delivered_once());
   return pair.sim().side(0).endpoint->stats();
@@ -27,19 +28,18 @@ EndpointStats sender_endpoint(AckPath path, Time cost) {
 
 TEST(EndpointCompletionCost, AnAckOnTheDataQpWaitsBehindDataCompletions) {
   const EndpointStats instant = sender_endpoint(AckPath::data_qp, Time::zero());
-  EXPECT_GT(instant.receive_completions, 0u);
-  EXPECT_EQ(instant.receive_wait_max, Time::zero()) << "no cost: nothing waits";
+  EXPECT_EQ(instant.receive_completions, 0u) << "no cost: not measured, nothing waits";
+  EXPECT_EQ(instant.receive_wait_max, Time::zero());
 
-  // Longer than a 64 KiB chunk's 5.2 us at 100 Gb/s, so completions queue up.
-  const Time cost = Time::us(8);
+  const Time cost = Time::us(1);
   const EndpointStats on_data_qp = sender_endpoint(AckPath::data_qp, cost);
   const EndpointStats on_ud_qp = sender_endpoint(AckPath::ud, cost);
   ASSERT_GT(on_data_qp.receive_completions, 0u);
   ASSERT_GT(on_ud_qp.receive_completions, 0u);
-  // On the UD QP an ACK waits at most for the completion being handled and other ACKs; on the
-  // data QP also for the send completions queued ahead of it.
-  EXPECT_GT(on_data_qp.receive_wait_max, on_ud_qp.receive_wait_max);
-  EXPECT_GT(on_data_qp.receive_wait_max, 2 * cost);
+  // On the UD QP an ACK waits at most for the completion being handled (and another ACK); on
+  // the data QP also for the send completions queued ahead of it.
+  EXPECT_LE(on_ud_qp.receive_wait_max, 2 * cost);
+  EXPECT_GT(on_data_qp.receive_wait_max, 4 * cost);
 }
 
 }  // namespace
