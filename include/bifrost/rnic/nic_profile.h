@@ -15,7 +15,6 @@
 //   else); the CX-5 profile may enable the lossy-RoCE features of the ROCE_ACCL register: a
 //   fixed in-flight window (roce_tx_window_en), slow restart (roce_slow_restart_en) and adaptive
 //   retransmission (roce_adp_retrans_en). They are off unless asked for.
-//
 // - DCQCN's reaction points (CX-4 only, calibrated): the CX-4 profile paces its QPs with
 //   kConnectX4DcqcnReactionGroups DCQCN reaction points, each driving one rate limiter shared by
 //   the QPs hashed to it, so a CNP from one congested destination slows the QPs to others. Why
@@ -28,6 +27,7 @@
 //   is calibrated to the paper's 21.8%. No public source gives CX-4's number of reaction points
 //   or limiters; other mechanisms that would also act only with NIC DCQCN on (a rate limiter's
 //   granularity, a CNP-processing budget) are equally unmeasured (docs/rnic.md).
+//
 // The ConnectX-3 Pro (RoGUE's testbed, §3.3, §4, §5.2): a 10 Gb/s port; path MTU 2048, what
 // perftest uses on it (ours from the issue; the NIC takes up to 4096); no per-QP rate limiters
 // but 8 per-priority ones, whose new rate takes up to 160 KB to apply (RoGUE measured it on
