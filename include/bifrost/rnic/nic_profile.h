@@ -26,7 +26,8 @@
 //   4 MB) make any gap; sharing reaction points across destinations does, and its one constant
 //   is calibrated to the paper's 21.8%. No public source gives CX-4's number of reaction points
 //   or limiters; other mechanisms that would also act only with NIC DCQCN on (a rate limiter's
-//   granularity, a CNP-processing budget) are equally unmeasured (docs/rnic.md).
+//   granularity, a CNP-processing budget) are equally unmeasured (docs/rnic.md). Unlike the
+//   paper's CX-4, the model's gap does respond to tuning: a 50 us rate-decrease period closes it.
 //
 // The ConnectX-3 Pro (RoGUE's testbed, §3.3, §4, §5.2): a 10 Gb/s port; path MTU 2048, what
 // perftest uses on it (ours from the issue; the NIC takes up to 4096); no per-QP rate limiters
