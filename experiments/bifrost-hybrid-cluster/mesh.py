@@ -5,7 +5,9 @@ group's mean send throughput per host, from the RPCs that finished in the window
 
 Hosts 0-7 have the cx4 profile, 8-15 the cx5 profile. Each host serves one closed loop whose
 clients are the 15 others, `depth` RPCs of 512 KiB outstanding per (client, server) pair (the
-paper's RPC size for its full-mesh tests, §4.3). Systems and CX-5 points are analyze.py's."""
+paper's RPC size for its full-mesh tests, §4.3). Systems and CX-5 points are analyze.py's; a
+point may end in "@gN" to override the cx4 profile's DCQCN reaction groups (the calibration
+sweep)."""
 import csv
 import os
 import sys
@@ -20,7 +22,14 @@ WARMUP_MS = 10
 
 
 def profiles(point, dcqcn):
-    text = '\n[nic.profile.cx4]\nhosts = "0..7"\n\n[nic.profile.cx5]\nhosts = "8..15"\n'
+    """A point is one of analyze.POINTS, optionally with "@gN": the cx4 profile's DCQCN reaction
+    groups overridden to N (0: one per QP, the model before the calibration; the profile's own
+    is 5)."""
+    point, _, groups = point.partition("@g")
+    text = '\n[nic.profile.cx4]\nhosts = "0..7"\n'
+    if groups:
+        text += f"dcqcn_reaction_groups = {int(groups)}\n"
+    text += '\n[nic.profile.cx5]\nhosts = "8..15"\n'
     if dcqcn:
         period, counter = POINTS[point]
         text += f'dcqcn_increase_period = "{period}"\ndcqcn_increase_bytes = {counter}\n'

@@ -35,17 +35,27 @@ run_one() {  # system point seed
 # marking), 30 ms; the CX-5 points that move plain RC most in the incast below, and Bifröst.
 mesh_duration_ms="${MESH_DURATION_MS:-30}"
 mesh_points="${MESH_POINTS:-same T150us T55us B256KB profiles}"
-run_mesh() {  # system point
-  echo "== full mesh: $1, CX-5 point $2" >&2
-  /usr/bin/python3 "$here/mesh.py" scenario "$here/mesh.toml.in" "$1" "$2" 1 \
+# MESH_SEEDS: the headline pair (plain RC and Bifröst UC with the profiles) runs every one;
+# MESH_GROUPS: the calibration sweep of the cx4 profile's DCQCN reaction groups (0: one per QP,
+# the model before the calibration; the profile's 5 is the headline's "profiles" row).
+mesh_seeds="${MESH_SEEDS:-1 2 3}"
+mesh_groups="${MESH_GROUPS:-0 1 2 4 6 8 16}"
+run_mesh() {  # system point seed
+  echo "== full mesh: $1, CX-5 point $2, seed $3" >&2
+  /usr/bin/python3 "$here/mesh.py" scenario "$here/mesh.toml.in" "$1" "$2" "$3" \
     "${mesh_duration_ms}ms" >"$tmp/s.toml"
-  "$tool" run "$tmp/s.toml" --out "$tmp/mesh/$1:$2:1" --quiet >"$tmp/stdout" 2>"$tmp/stderr" ||
+  "$tool" run "$tmp/s.toml" --out "$tmp/mesh/$1:$2:$3" --quiet >"$tmp/stdout" 2>"$tmp/stderr" ||
     { cat "$tmp/stderr" >&2; exit 1; }
 }
 if [ "${SKIP_MESH:-0}" != 1 ]; then
-  for point in $mesh_points; do run_mesh plain_rc "$point"; done
-  run_mesh bifrost_rc_dcqcn profiles
-  for system in $systems_once; do run_mesh "$system" profiles; done
+  for seed in $mesh_seeds; do
+    run_mesh plain_rc profiles "$seed"
+    run_mesh bifrost_uc profiles "$seed"
+  done
+  for point in $mesh_points; do [ "$point" = profiles ] || run_mesh plain_rc "$point" 1; done
+  for groups in $mesh_groups; do run_mesh plain_rc "profiles@g$groups" 1; done
+  run_mesh bifrost_rc_dcqcn profiles 1
+  run_mesh bifrost_rc profiles 1
   /usr/bin/python3 "$here/mesh.py" results "$tmp/mesh" "$mesh_duration_ms" "$here/results_mesh.csv"
 fi
 [ "${MESH_ONLY:-0}" = 1 ] && exit 0

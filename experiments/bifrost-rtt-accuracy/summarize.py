@@ -15,6 +15,8 @@ import re
 import sys
 
 CONFIGS = ["reference", "ud_priority", "ud_same", "data_qp"]
+# The paper setup also has these: the same ACK paths with a modelled host cost per completion.
+HOST_CONFIGS = ["ud_priority_host", "data_qp_host"]
 STATS = ["samples", "min_us", "mean_us", "p50_us", "p99_us", "p999_us", "max_us"]
 
 
@@ -46,6 +48,8 @@ def paper_setup_row(run):
     log = open(run / "run.log").read()
     counters = re.search(r"(\d+) WQEs retransmitted, .*?, (\d+) timeouts", log)
     fcts = [int(r["fct_ps"]) / 1e6 for r in csv.DictReader(open(run / "flows.csv")) if r["fct_ps"]]
+    # With a host cost, how long receive completions (ACKs, grants) waited to be handled.
+    wait = re.search(r"waited ([\d.]+) us on average, ([\d.]+) us at most", log)
     return {"connections": len(lanes), "samples": samples,
             "min_us": min(float(r["min_us"]) for r in lanes),
             "mean_us": sum(float(r["mean_us"]) * float(r["samples"]) for r in lanes) / samples,
@@ -56,7 +60,9 @@ def paper_setup_row(run):
             "requests_done": int(loop["completed"]), "goodput_gbps": float(loop["goodput_gbps"]),
             # the 64 requests of a round start together: its FCT is the round's length
             "mean_fct_us": sum(fcts) / len(fcts) if fcts else float("nan"),
-            "wqes_retransmitted": int(counters.group(1)), "timeouts": int(counters.group(2))}
+            "wqes_retransmitted": int(counters.group(1)), "timeouts": int(counters.group(2)),
+            "receive_wait_mean_us": float(wait.group(1)) if wait else 0.0,
+            "receive_wait_max_us": float(wait.group(2)) if wait else 0.0}
 
 
 def write(rows, results):
@@ -70,7 +76,7 @@ def write(rows, results):
 def paper_setup(out, results):
     rows = []
     for seed_dir in sorted(out.glob("seed*")):
-        for config in CONFIGS[1:]:
+        for config in CONFIGS[1:] + HOST_CONFIGS:
             run = seed_dir / config
             if (run / "transport_rtt.csv").exists():
                 rows.append({"seed": seed_dir.name[4:], "config": config, **paper_setup_row(run)})

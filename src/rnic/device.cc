@@ -46,6 +46,10 @@ Device::Device(world::Scheduler& scheduler, DeviceConfig config)
   if (config_.per_priority_limiters > 0) {
     class_limiters_.emplace(config_.per_priority_limiters, config_.rate_limiter);
   }
+  for (size_t i = 0; i < config_.dcqcn_reaction_groups; ++i) {
+    dcqcn_groups_.push_back(
+        DcqcnGroup{.rp = nullptr, .timer = {}, .limiter = RateLimiter(config_.rate_limiter)});
+  }
   if (config_.data_path.zero_copy_transmit && !config_.complete_sends_at_transmit) {
     throw Error(
         "device {}: zero_copy_transmit needs complete_sends_at_transmit (a UC send must not "

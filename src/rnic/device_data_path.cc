@@ -42,6 +42,7 @@ uint64_t Device::recovery_memory_bytes(uint64_t qps) const {
 }
 
 RateLimiter* Device::limiter_of(QueuePair& qp) {
+  if (DcqcnGroup* group = dcqcn_group(qp)) return &group->limiter;
   if (class_limiters_) {
     const std::optional<size_t> chosen = qp.scheduling().limiter_index;
     return &class_limiters_->limiter(
@@ -102,6 +103,9 @@ void Device::disable_dcqcn() {
     s.dcqcn.reset();
     set_rate_limit(*qp, RateLimiter::unlimited());
   }
+  for (DcqcnGroup& g : dcqcn_groups_) scheduler_.cancel(g.timer);
+  dcqcn_groups_.clear();  // their QPs go back to their own (unlimited) limiters
+  for (auto& [qpn, qp] : qps_) wake(*qp);
 }
 
 void Device::wake(QueuePair& qp) {
@@ -166,8 +170,8 @@ void Device::pump() {
     }
     const uint32_t bytes = wire_bytes(*p);
     if (limiter != nullptr) limiter->on_send(now, bytes);
-    if (s.dcqcn) {
-      s.dcqcn->on_bytes_sent(now, bytes);
+    if (DcqcnReactionPoint* rp = reaction_point(*qp)) {
+      rp->on_bytes_sent(now, bytes);
       apply_dcqcn(*qp);
     }
     requeue_after_send(*qp);
@@ -305,33 +309,69 @@ void Device::on_retransmission_timeout(QueuePair& qp) {
   cut_rate(qp);
 }
 
-void Device::cut_rate(QueuePair& qp) {
-  QueuePair::Scheduling& s = qp.scheduling();
-  if (!s.dcqcn) s.dcqcn = std::make_unique<DcqcnReactionPoint>(*config_.dcqcn);
-  s.dcqcn->on_cnp(scheduler_.now());
-  apply_dcqcn(qp);
+Device::DcqcnGroup* Device::dcqcn_group(const QueuePair& qp) {
+  if (dcqcn_groups_.empty() || !config_.dcqcn) return nullptr;
+  // A multiplicative hash: consecutive QPNs (a transport's primary and backup QPs) spread.
+  const uint64_t hash = (uint64_t{qp.qp_num()} * 0x9E3779B97F4A7C15ull) >> 32;
+  return &dcqcn_groups_[hash % dcqcn_groups_.size()];
 }
 
-void Device::apply_dcqcn(QueuePair& qp) {
+DcqcnReactionPoint* Device::reaction_point(QueuePair& qp) {
+  if (DcqcnGroup* g = dcqcn_group(qp)) return g->rp.get();
+  return qp.scheduling().dcqcn.get();
+}
+
+Device::DcqcnSlot Device::dcqcn_slot(QueuePair& qp) {
+  if (DcqcnGroup* g = dcqcn_group(qp)) return DcqcnSlot{g->rp, g->timer, g->limiter};
   QueuePair::Scheduling& s = qp.scheduling();
-  const Time now = scheduler_.now();
-  s.dcqcn->advance(now);
   RateLimiter* limiter = limiter_of(qp);
   if (limiter == nullptr) {
     s.limiter = &qp.own_limiter();
     limiter = s.limiter;
   }
-  const Rate rate =
-      s.dcqcn->rate() >= config_.dcqcn->line_rate ? RateLimiter::unlimited() : s.dcqcn->rate();
-  if (limiter->rate() != rate && limiter->pending_rate() != rate) limiter->set_rate(rate);
-  const Time next = s.dcqcn->next_timer();
-  if (s.dcqcn_timer.valid()) return;  // the pending timer re-applies and re-arms
-  if (next == Time::max()) return;
-  s.dcqcn_timer = scheduler_.at(next, [this, &qp] {
+  return DcqcnSlot{s.dcqcn, s.dcqcn_timer, *limiter};
+}
+
+void Device::cut_rate(QueuePair& qp) {
+  const DcqcnSlot slot = dcqcn_slot(qp);
+  if (!slot.rp) slot.rp = std::make_unique<DcqcnReactionPoint>(*config_.dcqcn);
+  slot.rp->on_cnp(scheduler_.now());
+  apply_dcqcn(qp);
+}
+
+void Device::apply_dcqcn(QueuePair& qp) {
+  if (DcqcnGroup* g = dcqcn_group(qp)) {
+    apply_group_dcqcn(static_cast<size_t>(g - dcqcn_groups_.data()));
+    return;
+  }
+  apply_reaction(dcqcn_slot(qp), [this, &qp] {
     qp.scheduling().dcqcn_timer = {};
     apply_dcqcn(qp);
     wake(qp);
   });
+}
+
+void Device::apply_group_dcqcn(size_t index) {
+  DcqcnGroup& g = dcqcn_groups_[index];
+  // The group outlives its QPs, so its timer names the group; a QP waiting for the group's
+  // limiter has its own wake-up.
+  apply_reaction(DcqcnSlot{g.rp, g.timer, g.limiter}, [this, index] {
+    dcqcn_groups_[index].timer = {};
+    apply_group_dcqcn(index);
+  });
+}
+
+void Device::apply_reaction(DcqcnSlot slot, world::TimerCallback on_timer) {
+  slot.rp->advance(scheduler_.now());
+  const Rate rate =
+      slot.rp->rate() >= config_.dcqcn->line_rate ? RateLimiter::unlimited() : slot.rp->rate();
+  if (slot.limiter.rate() != rate && slot.limiter.pending_rate() != rate) {
+    slot.limiter.set_rate(rate);
+  }
+  const Time next = slot.rp->next_timer();
+  if (slot.timer.valid()) return;  // the pending timer re-applies and re-arms
+  if (next == Time::max()) return;
+  slot.timer = scheduler_.at(next, std::move(on_timer));
 }
 
 void Device::deliver(world::PacketPtr packet) {

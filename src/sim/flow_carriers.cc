@@ -92,6 +92,7 @@ rnic::NicProfile nic_profile(const scenario::NicProfileSpec& spec) {
   p.ack_delay = spec.ack_delay;
   if (spec.rate_change_delay) p.rate_change_delay = *spec.rate_change_delay;
   if (spec.per_priority_limiters) p.per_priority_limiters = *spec.per_priority_limiters;
+  if (spec.dcqcn_reaction_groups) p.dcqcn_reaction_groups = *spec.dcqcn_reaction_groups;
   return p;
 }
 
@@ -325,6 +326,7 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
   tc.hint_when_idle = t.hint_when_idle;
   tc.ack_path = t.acks_on_data_qp ? transport::AckPath::data_qp : transport::AckPath::ud;
   c.acks_in_data_class = !t.ack_priority;
+  c.endpoint.completion_cost = t.completion_cost;
   tc.backup_qps = t.backup_qps;
   tc.rc_retry_cnt = t.rc_retry_cnt;
   tc.rc_timeout = t.rc_timeout;

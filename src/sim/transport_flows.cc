@@ -394,6 +394,15 @@ rnic::DataPathCounters TransportFlows::counters() const {
 
 TransportTotals TransportFlows::totals() const {
   TransportTotals t;
+  for (const Host& h : hosts_) {
+    for (const auto& party : h.parties) {
+      if (!party) continue;
+      const transport::EndpointStats& e = party->endpoint->stats();
+      t.receive_completions += e.receive_completions;
+      t.receive_wait_total += e.receive_wait_total;
+      t.receive_wait_max = std::max(t.receive_wait_max, e.receive_wait_max);
+    }
+  }
   for (const auto& [key, c] : channels_) {
     ++t.connections;
     for (const auto& rogue : c->rogue) {

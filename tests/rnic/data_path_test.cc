@@ -131,16 +131,29 @@ TEST_P(DataPath, WindowSmallerThanTheAckIntervalDoesNotWaitForTheTimeout) {
   EXPECT_TRUE(same_content(*pair.a().memory, kSrc, *pair.b().memory, kDst, kLength));
 }
 
+// An 8 MiB WRITE from a into b's buffer: about 0.7 ms at 100 Gb/s.
+SendWr eight_mib_write(NicPair& pair) {
+  SendWr write = make_send(1, WrOpcode::rdma_write, pair.a(), kSrc, 8 << 20);
+  write.remote_addr = kDst;
+  write.rkey = pair.b().mr->rkey;
+  return write;
+}
+
+// DCQCN on, and the wire CE-marks 5% of the packets.
+NicPairConfig marking_dcqcn() {
+  NicPairConfig c;
+  c.device.dcqcn = DcqcnConfig{};
+  c.wire.ce_mark = 0.05;
+  return c;
+}
+
 TEST(DataPathDcqcn, CeMarksBringCnpsThatSlowTheSenderDown) {
   auto run = [](double ce_mark) {
     NicPairConfig c;
     c.device.dcqcn = DcqcnConfig{};
     c.wire.ce_mark = ce_mark;
     NicPair pair(c);
-    SendWr write = make_send(1, WrOpcode::rdma_write, pair.a(), kSrc, 8 << 20);
-    write.remote_addr = kDst;
-    write.rkey = pair.b().mr->rkey;
-    pair.a().qp->post_send(write);
+    pair.a().qp->post_send(eight_mib_write(pair));
     pair.kernel().run();
     EXPECT_EQ(pair.a().poll().size(), 1u);
     return std::pair{pair.kernel().now(), pair.b().device->data_path_counters().cnps_sent};
@@ -158,14 +171,9 @@ TEST(DataPathDcqcn, CeMarksBringCnpsThatSlowTheSenderDown) {
 // under DCQCN.
 TEST(DataPathDcqcn, DisablingDcqcnWhileRunningRestoresTheLineRate) {
   auto run = [](bool disable) {
-    NicPairConfig c;
-    c.device.dcqcn = DcqcnConfig{};
-    c.wire.ce_mark = 0.05;
+    NicPairConfig c = marking_dcqcn();
     NicPair pair(c);
-    SendWr write = make_send(1, WrOpcode::rdma_write, pair.a(), kSrc, 8 << 20);
-    write.remote_addr = kDst;
-    write.rkey = pair.b().mr->rkey;
-    pair.a().qp->post_send(write);
+    pair.a().qp->post_send(eight_mib_write(pair));
     pair.kernel().run_until(Time::us(200));
     const uint64_t cnps = pair.b().device->data_path_counters().cnps_sent;
     if (disable) {
@@ -185,6 +193,29 @@ TEST(DataPathDcqcn, DisablingDcqcnWhileRunningRestoresTheLineRate) {
   // 8 MiB at 100 Gb/s take about 0.7 ms after the first 200 us.
   EXPECT_LT(freed_time, Time::us(1200));
   EXPECT_GT(paced_time.picoseconds(), 2 * freed_time.picoseconds());
+}
+
+// The ConnectX-4-like limit (DeviceConfig::dcqcn_reaction_groups): with one group, the CNPs
+// that one QP's marked data brings also pace a QP of the same NIC that has sent nothing; with
+// a reaction point per QP the idle QP stays unpaced. Turning DCQCN off frees both.
+TEST(DataPathDcqcn, GroupedReactionPointsPaceEveryQpOfTheGroup) {
+  auto run = [](size_t groups) {
+    NicPairConfig c = marking_dcqcn();
+    c.device.dcqcn_reaction_groups = groups;
+    NicPair pair(c);
+    const NicPair::QpPair idle = pair.add_qp_pair();
+    pair.a().qp->post_send(eight_mib_write(pair));
+    pair.kernel().run_until(Time::us(200));
+    EXPECT_GT(pair.b().device->data_path_counters().cnps_sent, 0u) << "DCQCN must have acted";
+    const RateLimiter* limiter = pair.a().device->rate_limiter(*idle.a);
+    const bool idle_paced = limiter != nullptr && limiter->limited();
+    pair.a().device->disable_dcqcn();
+    const RateLimiter* after = pair.a().device->rate_limiter(*idle.a);
+    EXPECT_TRUE(after == nullptr || !after->limited()) << "DCQCN off paces nothing";
+    return idle_paced;
+  };
+  EXPECT_FALSE(run(0)) << "a reaction point per QP: the idle QP has no rate of its own";
+  EXPECT_TRUE(run(1)) << "one group: the busy QP's CNPs pace the idle QP too";
 }
 
 // ConnectX-5's slow restart: every retransmission timeout cuts the QP's DCQCN rate.

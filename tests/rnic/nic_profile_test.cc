@@ -29,6 +29,8 @@ TEST(NicProfile, TheGenerationsDifferInTheirNamedParameters) {
   EXPECT_FALSE(cx4.has_lossy_features);
   EXPECT_TRUE(cx5.has_lossy_features);
   EXPECT_FALSE(cx5.lossy.any()) << "lossy features are off unless asked for";
+  EXPECT_EQ(cx4.dcqcn_reaction_groups, 5u) << "calibrated to the Bifröst paper's Fig. 10";
+  EXPECT_EQ(cx5.dcqcn_reaction_groups, 0u) << "a reaction point per QP";
   EXPECT_EQ(find_nic_profile("cx4").name, "cx4");
   EXPECT_EQ(find_nic_profile("cx5").name, "cx5");
   EXPECT_THROW(find_nic_profile("cx6"), Error);
@@ -43,6 +45,10 @@ TEST(NicProfile, ApplySetsGoBackNAndTheDcqcnConstants) {
   EXPECT_EQ(d.recovery.gbn_tx_window, 0u);
   EXPECT_EQ(d.recovery.gbn_adaptive_rto, Time::zero());
   EXPECT_FALSE(d.slow_restart);
+
+  EXPECT_EQ(d.dcqcn_reaction_groups, 0u);
+  connectx4_profile().apply(d);
+  EXPECT_EQ(d.dcqcn_reaction_groups, 5u);
 
   DeviceConfig plain;  // DCQCN off: the constants have nowhere to go and nothing fails
   connectx4_profile().apply(plain);

@@ -27,6 +27,7 @@ TEST(NicProfileScenario, ProfilesAndOverridesAreParsed) {
 [nic.profile.cx4]
 hosts = "0..1"
 dcqcn_increase_period = "100us"
+dcqcn_reaction_groups = 0
 [nic.profile.cx5]
 hosts = [2, 3]
 dcqcn_increase_bytes = "64KB"
@@ -43,6 +44,8 @@ adaptive_rto = "8us"
   EXPECT_EQ(cx4.hosts, (std::vector<uint32_t>{0, 1}));
   EXPECT_EQ(cx4.dcqcn_increase_period, Time::us(100));
   EXPECT_FALSE(cx4.dcqcn_increase_bytes.has_value());
+  EXPECT_EQ(cx4.dcqcn_reaction_groups, 0u) << "0 overrides the profile's 5: per-QP DCQCN";
+  EXPECT_FALSE(sc.nic.profiles[1].dcqcn_reaction_groups.has_value());
   EXPECT_EQ(cx5.name, "cx5");
   EXPECT_EQ(cx5.hosts, (std::vector<uint32_t>{2, 3}));
   EXPECT_EQ(cx5.dcqcn_increase_bytes, Bytes(64'000));

@@ -290,7 +290,8 @@ constexpr BadFile kBadFiles[] = {
      "bad_transport_key_for_uc.toml:10:1: transport: unknown key \"rc_retry_cnt\" for kind "
      "\"bifrost-uc\"; valid keys: kind, profile, cc, chunking, unit_size, max_chunk, "
      "chunk_loss_budget, send_threshold, base_rtt, min_rto, ack_timer, ack_every_wqes, "
-     "ack_every_bytes, hint_when_idle, backup_qps, ack_path, ack_priority"},
+     "ack_every_bytes, hint_when_idle, backup_qps, ack_path, ack_priority, "
+     "completion_cost"},
     {"bad_transport_ack_priority_on_data_qp.toml",
      "bad_transport_ack_priority_on_data_qp.toml:11:16: transport.ack_priority: applies to ACKs "
      "on the UD QP; ack_path = \"data_qp\" sends them in the data's class on the data QP"},

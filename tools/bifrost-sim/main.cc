@@ -48,6 +48,15 @@ void print_summary(const bifrost::sim::RunSummary& s, const std::string& out) {
         s.transport.connections, s.transport.messages, s.transport.chunks,
         s.transport.retransmitted_wqes, s.transport.losses_detected, s.transport.timeouts,
         s.transport.tail_probes, s.transport.failovers, s.transport.duplicates);
+    if (s.transport.receive_wait_max > bifrost::Time::zero()) {
+      fmt::print(
+          "host completion cost: {} receive completions waited {:.2f} us on average, {:.2f} us at "
+          "most\n",
+          s.transport.receive_completions,
+          s.transport.receive_wait_total.microseconds() /
+              static_cast<double>(s.transport.receive_completions),
+          s.transport.receive_wait_max.microseconds());
+    }
   }
   for (const auto& l : s.closed_loops) {
     fmt::print(

@@ -67,6 +67,12 @@ struct DeviceConfig {
   // timeout cuts the QP's DCQCN rate as a CNP would, so a QP that lost packets restarts slower
   // and regains its rate by DCQCN's increase. Needs dcqcn.
   bool slow_restart = false;
+  // 0: DCQCN runs one reaction point per QP, pacing the QP's own limiter. N > 0: the NIC has N
+  // reaction points, each with one rate limiter, shared by the QPs hashed to it (by QPN): a CNP
+  // for any of them cuts the rate of all, and all their bytes count towards its increases. The
+  // ConnectX-4-like profile's calibrated hardware limit (rnic/nic_profile.h); only DCQCN uses
+  // these limiters, so with DCQCN off (Bifröst's software CC) it has no effect.
+  size_t dcqcn_reaction_groups = 0;
   // Packets the device keeps queued in its port; its own scheduler orders the rest.
   uint32_t port_queue_packets = 2;
   // When a UC/UD send completes and what its CQE timestamp says. false: when its last packet
@@ -184,7 +190,22 @@ class Device final : public NicContext {
   void on_retransmission_timeout(QueuePair& qp) override;
   // A DCQCN rate decrease of the QP, as a CNP causes.
   void cut_rate(QueuePair& qp);
+  // Sets the QP's limiter from its reaction point (its own or its group's).
   void apply_dcqcn(QueuePair& qp);
+  // A reaction point with the limiter it paces and its next timer: one per QP (in the QP's
+  // Scheduling) or one per group (dcqcn_reaction_groups).
+  struct DcqcnSlot {
+    std::unique_ptr<DcqcnReactionPoint>& rp;
+    world::TimerId& timer;
+    RateLimiter& limiter;
+  };
+  DcqcnSlot dcqcn_slot(QueuePair& qp);
+  // The reaction point pacing `qp`, nullptr before its (or its group's) first CNP.
+  DcqcnReactionPoint* reaction_point(QueuePair& qp);
+  // Sets `slot`'s limiter from its rate and, unless one is pending, arms its timer for the next
+  // change with `on_timer`.
+  void apply_reaction(DcqcnSlot slot, world::TimerCallback on_timer);
+  void apply_group_dcqcn(size_t index);
 
   world::Scheduler& scheduler_;
   DeviceConfig config_;
@@ -223,6 +244,14 @@ class Device final : public NicContext {
   QpContextCache cache_;
   std::optional<ContextFetches> fetches_;  // set when context fetches overlap
   DcqcnNotificationPoint notification_point_;
+  struct DcqcnGroup {
+    std::unique_ptr<DcqcnReactionPoint> rp;
+    world::TimerId timer;
+    RateLimiter limiter;
+  };
+  // dcqcn_reaction_groups; empty: per-QP reaction points. Sized once: slots refer into it.
+  std::vector<DcqcnGroup> dcqcn_groups_;
+  DcqcnGroup* dcqcn_group(const QueuePair& qp);  // nullptr: per QP, or DCQCN off
 };
 
 }  // namespace bifrost::rnic

@@ -15,6 +15,19 @@
 //   else); the CX-5 profile may enable the lossy-RoCE features of the ROCE_ACCL register: a
 //   fixed in-flight window (roce_tx_window_en), slow restart (roce_slow_restart_en) and adaptive
 //   retransmission (roce_adp_retrans_en). They are off unless asked for.
+// - DCQCN's reaction points (CX-4 only, calibrated): the CX-4 profile paces its QPs with
+//   kConnectX4DcqcnReactionGroups DCQCN reaction points, each driving one rate limiter shared by
+//   the QPs hashed to it, so a CNP from one congested destination slows the QPs to others. Why
+//   this and not something else: the Bifröst paper (§4.5) finds the CX-4 deficit only with the
+//   NICs' own control path (perftest 28 vs 41 Gb/s, ARDMA 33.2 vs 41.3), not with Bifröst's
+//   software CC (NIC DCQCN off: 37.1 vs 36.6), and not removed by tuning DCQCN's CNP interval and
+//   rate-decrease period or PCIe: a limit of how CX-4 applies DCQCN, not of its constants or its
+//   data path. In our full mesh neither the constants nor RoGUE's 160 KB rate-change delay (even
+//   4 MB) make any gap; sharing reaction points across destinations does, and its one constant
+//   is calibrated to the paper's 21.8%. No public source gives CX-4's number of reaction points
+//   or limiters; other mechanisms that would also act only with NIC DCQCN on (a rate limiter's
+//   granularity, a CNP-processing budget) are equally unmeasured (docs/rnic.md). Unlike the
+//   paper's CX-4, the model's gap does respond to tuning: a 50 us rate-decrease period closes it.
 //
 // The ConnectX-3 Pro (RoGUE's testbed, §3.3, §4, §5.2): a 10 Gb/s port; path MTU 2048, what
 // perftest uses on it (ours from the issue; the NIC takes up to 4096); no per-QP rate limiters
@@ -37,6 +50,9 @@
 namespace bifrost::rnic {
 
 // ConnectX-5's optional lossy-RoCE features, each with the value it uses when on.
+// The CX-4 profile's DCQCN reaction points (DeviceConfig::dcqcn_reaction_groups), calibrated.
+inline constexpr size_t kConnectX4DcqcnReactionGroups = 5;
+
 struct LossyFeatures {
   bool tx_window = false;  // at most tx_window_packets in flight per QP
   uint32_t tx_window_packets = 128;
@@ -68,6 +84,9 @@ struct NicProfile {
   std::optional<uint32_t> max_mtu;   // DeviceConfig::max_mtu: the largest path MTU a QP may use
   size_t per_priority_limiters = 0;  // DeviceConfig::per_priority_limiters
   std::optional<Bytes> rate_change_delay;  // RateLimiterConfig::change_delay
+  // DeviceConfig::dcqcn_reaction_groups: DCQCN reaction points (each pacing one limiter) that
+  // the NIC's QPs share; 0, one per QP. Set by cx4 only, calibrated (see connectx4_profile).
+  size_t dcqcn_reaction_groups = 0;
   // DataPathConfig::serialize_verbs_after_retransmission: ConnectX-3 Pro's go-back-N.
   bool serialize_verbs_after_retransmission = false;
 

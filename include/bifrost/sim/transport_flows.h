@@ -88,6 +88,11 @@ struct TransportTotals {
   uint64_t tail_probes = 0;
   uint64_t failovers = 0;
   uint64_t duplicates = 0;  // suppressed at the receivers
+  // The endpoints' receive completions and their wait before being handled (EndpointStats;
+  // nonzero only with a modelled completion cost).
+  uint64_t receive_completions = 0;
+  Time receive_wait_total;
+  Time receive_wait_max;
 };
 
 class TransportFlows {

@@ -37,6 +37,11 @@ struct EndpointConfig {
   uint32_t ack_send_slots = 1024;
   size_t cq_entries = 1 << 20;
   uint64_t seed = 1;  // first PSNs and UDP source ports
+  // The modelled host CPU time to process one completion (0: every completion is handled the
+  // instant the NIC writes it). With a cost the endpoint takes one completion at a time, the
+  // ACK CQ first (A.4), so a completion waits behind those ahead of it in its CQ: an ACK SENT on
+  // the data QP waits behind the data QP's send completions (§3.4.3's head-of-line blocking).
+  Time completion_cost{};
 };
 
 // Everything a peer needs to connect to one side of a connection: exchanged out of band by
@@ -68,6 +73,12 @@ struct EndpointStats {
   uint64_t acks_unroutable = 0;      // ACKs naming no live connection, or malformed
   uint64_t controls_unroutable = 0;  // control messages naming no connection, or malformed
   uint64_t ack_slots_exhausted = 0;  // ACKs and control messages not sent: no free UD buffer
+  // Receive completions (ACKs, control messages, SENDs, WRITE_WITH_IMM arrivals) and how long
+  // each waited from its CQE timestamp until the endpoint handled it (A.4's "local delay"; 0
+  // unless EndpointConfig::completion_cost is set).
+  uint64_t receive_completions = 0;
+  Time receive_wait_total;
+  Time receive_wait_max;
 };
 
 class Endpoint {
@@ -147,6 +158,9 @@ class Endpoint {
   std::vector<uint32_t> free_ack_send_slots_;
   ClockSync clock_;
   bool poll_scheduled_ = false;
+  // EndpointConfig::completion_cost: handles the next completion, busy for its cost.
+  void poll_one();
+  void note_wait(const rnic::WorkCompletion& wc);
   uint64_t next_memory_base_ = 0x2000'0000'0000;
   std::vector<std::unique_ptr<Connection>> connections_;  // Bifröst's, owned here
   std::vector<EndpointHandler*> handlers_;                // index = id - 1; null: removed

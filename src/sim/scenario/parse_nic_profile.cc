@@ -14,7 +14,7 @@ namespace bifrost::sim::scenario::detail {
 namespace {
 
 constexpr std::array<std::string_view, 3> kProfiles = {"cx3pro", "cx4", "cx5"};
-constexpr std::array<std::string_view, 11> kKeys = {"hosts",
+constexpr std::array<std::string_view, 12> kKeys = {"hosts",
                                                     "dcqcn_increase_period",
                                                     "dcqcn_increase_bytes",
                                                     "tx_window",
@@ -24,7 +24,8 @@ constexpr std::array<std::string_view, 11> kKeys = {"hosts",
                                                     "adaptive_rto",
                                                     "ack_delay",
                                                     "rate_change_delay",
-                                                    "per_priority_limiters"};
+                                                    "per_priority_limiters",
+                                                    "dcqcn_reaction_groups"};
 
 NicProfileSpec parse_profile(const TableReader& r, std::string_view name, const NicConfig& nic,
                              uint64_t host_count) {
@@ -61,6 +62,9 @@ NicProfileSpec parse_profile(const TableReader& r, std::string_view name, const 
   p.rate_change_delay = r.bytes("rate_change_delay");
   if (auto bank = r.integer("per_priority_limiters", 1, 64)) {
     p.per_priority_limiters = static_cast<uint32_t>(*bank);
+  }
+  if (auto groups = r.integer("dcqcn_reaction_groups", 0, 1 << 16)) {
+    p.dcqcn_reaction_groups = static_cast<uint32_t>(*groups);
   }
   return p;
 }

@@ -38,8 +38,8 @@ constexpr std::array<std::string_view, kBifrostKeys.size() + N> bifrost_keys_and
   for (size_t i = 0; i < N; ++i) all[kBifrostKeys.size() + i] = own[i];
   return all;
 }
-constexpr auto kUcKeys =
-    bifrost_keys_and(std::array<std::string_view, 2>{"ack_path", "ack_priority"});
+constexpr auto kUcKeys = bifrost_keys_and(
+    std::array<std::string_view, 3>{"ack_path", "ack_priority", "completion_cost"});
 constexpr std::array<std::string_view, 2> kAckPaths = {"ud", "data_qp"};
 // Over RC the NIC retries before a connection fails over to a backup QP.
 constexpr auto kRcBackedKeys =
@@ -221,6 +221,7 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
   ack_coalescing(r, t);
   if (auto path = r.choice("ack_path", kAckPaths)) t.acks_on_data_qp = *path == "data_qp";
   if (auto priority = r.boolean("ack_priority")) t.ack_priority = *priority;
+  if (auto cost = r.non_negative_time("completion_cost")) t.completion_cost = *cost;
   if (t.acks_on_data_qp && r.has("ack_priority")) {
     r.fail("ack_priority",
            "applies to ACKs on the UD QP; ack_path = \"data_qp\" sends them "

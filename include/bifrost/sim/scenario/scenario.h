@@ -260,6 +260,7 @@ struct NicProfileSpec {
   std::optional<Time> ack_delay;
   std::optional<Bytes> rate_change_delay;
   std::optional<uint32_t> per_priority_limiters;
+  std::optional<uint32_t> dcqcn_reaction_groups;  // 0: one per QP (overrides cx4's)
 };
 
 struct NicConfig {
@@ -383,6 +384,8 @@ struct TransportSpec {
   // the data's class instead of the higher ACK class (Fig. 4(b)'s comparisons).
   bool acks_on_data_qp = false;
   bool ack_priority = true;
+  // bifrost-uc: the modelled host CPU time per completion (EndpointConfig::completion_cost).
+  Time completion_cost{};
   uint32_t backup_qps = 2;
   uint8_t rc_retry_cnt = 2;
   uint8_t rc_timeout = 8;
