@@ -43,8 +43,9 @@ struct TransportConfig {
   // While losses are seen, chunks shrink so that about this fraction of the bytes goes again
   // because a chunk was lost (LoadAwareChunking; not in the paper). 0: chunks ignore loss.
   double chunk_loss_budget = 0.05;
-  // Over UC, while losses are seen, a message goes by SEND only if it is within the same
-  // budget (a SEND is lost whole with any of its packets, and goes again whole); larger ones go
+  // Over UC, while losses are seen, a message goes by SEND only if it is within three times
+  // that budget (a SEND is lost whole with any of its packets, and goes again whole, but as
+  // chunks it would pay a request and grant round trip); larger ones go
   // as WRITE chunks, a lost one costing its chunk. Never below two units (a message of one unit
   // and an RPC header gains nothing from a grant round trip). false: send_threshold alone, as
   // §3.2 says.
@@ -78,13 +79,13 @@ struct TransportConfig {
   bool hint_last_two = true;
   // Software retransmission timeout: max(min_rto, srtt + 4 rttvar).
   Time min_rto = Time::us(500);
-  // true: the tail probe learns from what it sees. It waits 2 srtt + the receiver's delay in
-  // acknowledging hinted WQEs as the ACKs report it (eq. (1)'s T3' - T2, smoothed like the RTT;
-  // ack_timer until one is seen), at least tail_probe_floor; and once a probe has proved
-  // needed (the ACK of its copy came before any ACK of the original), a lost copy is probed
-  // again after twice the delay instead of waiting for the RTO, until a probe proves
-  // spurious (the original's ACK comes after all). false: max(2 srtt + ack_timer, min_rto / 4)
-  // and one probe until new data is acknowledged (RFC 8985 §7).
+  // true: the tail probe learns from its outcome (reliability/tail_probe.h). Once a probe has
+  // proved needed (the ACK of its copy came, none of the original), it waits 2 srtt + the
+  // receiver's delay in acknowledging hinted WQEs as the ACKs report it (eq. (1)'s T3' - T2,
+  // smoothed like the RTT), at least tail_probe_floor, and a lost copy is probed again after
+  // twice the delay instead of waiting for the RTO, until a probe proves spurious (the
+  // original's ACK comes after all). Until then, and with false: max(2 srtt + ack_timer,
+  // min_rto / 4) and one probe until new data is acknowledged (RFC 8985 §7).
   bool tail_probe_learns = true;
   Time tail_probe_floor = Time::zero();
 

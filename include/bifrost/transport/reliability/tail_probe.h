@@ -8,8 +8,8 @@
 // sample, so probing again after the same short delay resent every tail each ~130 us and srtt
 // never learned the queue (bifrost-incast at Fig. 9's setup: no RPC completed).
 //
-// The learning rule (`learns` true) keeps that one-probe rule until a probe's own outcome shows
-// it was needed, and replaces the fixed allowance for the receiver with what the ACKs report:
+// The learning rule (`learns` true) keeps the fixed rule until a probe's own outcome shows it
+// was needed; from then on (until a probe proves spurious):
 // - the delay is 2 srtt + the receiver's delay in acknowledging a hinted WQE (eq. (1)'s
 //   T3' - T2, smoothed as the RTT is, srtt + 4 rttvar of it; ack_timer until one is seen), at
 //   least `floor`. The receiver acknowledges a hinted WQE at once, so on a fast path the probe
@@ -41,7 +41,10 @@ class TailProbe {
   // May a probe be armed for a tail that just left the NIC?
   bool may_arm() const { return !spent_ || (s_.learns && needed_); }
   Time delay(const RttEstimator& rtt) const {
-    if (!s_.learns) return std::max(rtt.srtt() * 2 + s_.ack_timer, s_.min_rto / 4);
+    // Until a probe proved needed, the fixed rule's conservative delay: a queue growing faster
+    // than srtt follows (bifrost-two-pods' full mesh, Swift) made 2 srtt + the ACK delay fire
+    // on data only queued, and a probed chunk goes again as unit pieces.
+    if (!s_.learns || !needed_) return std::max(rtt.srtt() * 2 + s_.ack_timer, s_.min_rto / 4);
     const Time receiver = ack_delay_.has_sample() ? ack_delay_.rto(Time::zero()) : s_.ack_timer;
     const Time base = std::max(rtt.srtt() * 2 + receiver, s_.floor);
     return base * (int64_t{1} << std::min(probes_in_a_row_, kMaxBackoffShift));
