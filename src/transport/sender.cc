@@ -230,15 +230,16 @@ uint64_t Sender::send_threshold() const {
   // UC loses a SEND whole with any of its packets and sends it again whole: at 1% packet loss
   // a 16 KiB SEND (17 packets at MTU 1024) goes again 16% of the time, and with two in the
   // window a loss idles the wire for a round trip. As WRITE chunks the loss-aware chunk cap
-  // bounds that (bifrost-loss-throughput, Fig. 7's setup: 16 KB at 1% loss 0.70 -> 0.95 of
+  // bounds that (bifrost-loss-throughput, Fig. 7's setup: 16 KB at 1% loss 0.70 -> 0.97 of
   // lossless). Without losses nothing changes.
   if (!config_.send_threshold_follows_loss || config_.reliability != Reliability::software_uc) {
     return config_.send_threshold;
   }
-  // Three times the chunks' budget: a message moved to chunks pays a request and grant round
-  // trip, which a SEND lost 5% of the time (16 KiB at MTU 4096 and 1% loss) is not worth (at
-  // the chunks' budget that point fell from 0.95 to 0.86 of lossless).
-  const uint64_t budget = loss_budget_bytes(3 * config_.chunk_loss_budget, loss_estimate_.rate(),
+  // Twice the chunks' budget: a message moved to chunks pays a request and grant round trip,
+  // which a SEND lost 5% of the time (16 KiB at MTU 4096 and 1% loss) is not worth (at the
+  // chunks' budget that point fell from 0.95 to 0.86 of lossless; at three times it, 16 KiB
+  // at MTU 1024 and 1% sat at the threshold and kept 0.83).
+  const uint64_t budget = loss_budget_bytes(2 * config_.chunk_loss_budget, loss_estimate_.rate(),
                                             config_.mtu, config_.send_threshold);
   return std::min<uint64_t>(config_.send_threshold,
                             std::max<uint64_t>(uint64_t{2} * config_.unit_size, budget));

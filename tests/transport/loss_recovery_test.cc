@@ -247,9 +247,9 @@ TEST(LossRecovery, ALearningTailProbeIsQuickAndProbesALostCopyAgain) {
 
 // Fig. 7's setup in small at 2% random loss: a 16 KiB SEND (17 packets) is lost whole 29% of
 // the time and goes again whole. With send_threshold_follows_loss, once losses are seen, a
-// message above three times the chunk cap's loss budget (7.5 packets at 2%) goes as WRITE
+// message above twice the chunk cap's loss budget (5 packets at 2%) goes as WRITE
 // chunks instead; without losses nothing changes. (bifrost-loss-throughput: 16 KB at 1% 0.70
-// -> 0.98 of lossless.)
+// -> 0.97 of lossless.)
 TEST(LossRecovery, WhileLossesAreSeenALargeSendGoesAsChunks) {
   for (const double loss : {0.0, 0.02}) {
     for (const bool follows : {false, true}) {

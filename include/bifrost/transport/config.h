@@ -43,8 +43,8 @@ struct TransportConfig {
   // While losses are seen, chunks shrink so that about this fraction of the bytes goes again
   // because a chunk was lost (LoadAwareChunking; not in the paper). 0: chunks ignore loss.
   double chunk_loss_budget = 0.05;
-  // Over UC, while losses are seen, a message goes by SEND only if it is within three times
-  // that budget (a SEND is lost whole with any of its packets, and goes again whole, but as
+  // Over UC, while losses are seen, a message goes by SEND only if it is within twice that
+  // budget (a SEND is lost whole with any of its packets, and goes again whole, but as
   // chunks it would pay a request and grant round trip); larger ones go
   // as WRITE chunks, a lost one costing its chunk. Never below two units (a message of one unit
   // and an RPC header gains nothing from a grant round trip). false: send_threshold alone, as
