@@ -1,5 +1,7 @@
 #include "bifrost/transport/config.h"
 
+#include <algorithm>
+
 #include "bifrost/core/error.h"
 #include "bifrost/transport/wire/write_imm.h"
 
@@ -29,8 +31,15 @@ TransportConfig TransportConfig::paper() {
   c.cc.swift.params.loss_gate = false;  // §3.4.3: the minimum window on any drop
   c.hint_when_idle = false;
   c.hint_last_two = false;
+  c.tail_probe_learns = false;
   c.chunk_loss_budget = 0;
+  c.send_threshold_follows_loss = false;
   return c;
+}
+
+uint64_t TransportConfig::smallest_large_message() const {
+  const bool follows = send_threshold_follows_loss && reliability == Reliability::software_uc;
+  return uint64_t{follows ? std::min(2 * unit_size, send_threshold) : send_threshold} + 1;
 }
 
 uint64_t TransportConfig::max_message_size() const {

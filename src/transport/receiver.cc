@@ -198,7 +198,7 @@ void Receiver::on_write(const rnic::WorkCompletion& wc) {
 }
 
 void Receiver::on_request(uint64_t seq, uint32_t length) {
-  if (length <= config_.send_threshold || length > config_.max_message_size() ||
+  if (length < config_.smallest_large_message() || length > config_.max_message_size() ||
       writes_done_.contains(seq) || writes_.contains(seq)) {
     ++stats_.malformed;
     return;

@@ -15,6 +15,7 @@
 #include "bifrost/transport/connection.h"
 #include "bifrost/transport/reliability/rto_clock.h"
 #include "bifrost/transport/reliability/selective_window.h"
+#include "bifrost/transport/reliability/tail_probe.h"
 #include "bifrost/transport/rtt/rtt_estimator.h"
 #include "bifrost/transport/wire/send_header.h"
 #include "bifrost/transport/wire/write_imm.h"
@@ -185,6 +186,10 @@ class Sender {
   Step post_small_or_request();
   Step post_chunk();
   bool window_allows(uint64_t bytes) const;
+  // Messages up to this many bytes go by SEND (send_threshold, lower while losses are seen).
+  uint64_t send_threshold() const;
+  // window_allows, or the first resend after a timeout (which goes whatever is still open).
+  bool resend_allowed(uint64_t bytes) const;
   // After posting a WQE, its hint bit: the receiver should ACK at once because the window is
   // exhausted or because nothing else is queued (no later WQE would trigger the ACK soon).
   bool ack_now_hint() const;
@@ -277,7 +282,8 @@ class Sender {
   void on_timer();
   // Declares lost, at a timeout, the open WQEs presumed lost: those the NIC has sent whose data
   // has been out at least `age` before `now`. The others are counted in timeout_spared.
-  void declare_timed_out(Time now, Time age);
+  // Returns how many WQEs it declared lost.
+  uint32_t declare_timed_out(Time now, Time age);
   // Arms the probe for the tail WQE `global` (the hinted one that just left the NIC).
   void arm_tail_probe(uint64_t global);
   void fail_over_rc(uint32_t failed_qp);
@@ -328,9 +334,10 @@ class Sender {
   RtoClock rto_clock_;
   world::TimerId timer_;
   world::TimerId probe_;
-  // A tail probe fired and no ACK has acknowledged new data since: no other probe until one
-  // does (arm_tail_probe).
-  bool tail_probe_spent_ = false;
+  TailProbe tail_probe_;  // when a tail probe may be armed, and its delay
+  // A timeout declared WQEs lost and none has been resent since: the first resend goes whatever
+  // the window (resend_allowed).
+  bool timeout_resend_due_ = false;
   world::TimerId deferred_pump_;
   world::TimerId activation_;  // pumps when a promoted backup is ready
   Time nic_busy_until_;        // RC: when the NIC is estimated to finish the WQEs posted so far

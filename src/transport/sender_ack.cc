@@ -159,13 +159,16 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
   for (size_t i = 0; i < ack.count; ++i) {
     const auto global = resolve(ack.entries[i]);
     InFlight* wqe = global ? window_.find(*global) : nullptr;
-    if (wqe == nullptr || wqe->done) {
+    const bool stale = wqe == nullptr || wqe->done;
+    if (global) tail_probe_.on_ack_entry(*global, !stale);
+    if (stale) {
       ++stats_.stale_acks;
       continue;
     }
     if (i == ack.timing_entry && wqe->completed) {
       sample = add_rtt_sample(
           *wqe, rtt_sample(wqe->t1, ack_received_nic_time, Time::ns(ack.ack_delay_ns)));
+      if (wqe->hinted) tail_probe_.on_hinted_ack_delay(Time::ns(ack.ack_delay_ns));
     }
     acked_bytes += wqe->bytes;
     newest = std::max(newest, wqe->global);
@@ -175,10 +178,8 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
   // ACK lost, and arrived.
   acknowledge_cumulative(cumulative_of(ack), acked_bytes);
   const Time now = scheduler_.now();
-  if (acked_bytes > 0) {
-    rto_clock_.on_acked(now);
-    tail_probe_spent_ = false;  // new data acknowledged: the next tail may be probed
-  }
+  tail_probe_.on_ack_end(acked_bytes > 0);  // new data acknowledged: the next tail may be probed
+  if (acked_bytes > 0) rto_clock_.on_acked(now);
   // One path delivers a QP's WQEs in order: an older WQE not acknowledged by now is lost.
   bool lost = false;
   window_.for_each_open_between(lost_below_, newest, [&](InFlight& wqe) {
@@ -342,7 +343,7 @@ void Sender::on_timer() {
   ++stats_.timeouts;
   // A timeout says at least one packet was lost (the loss estimate counts one).
   loss_estimate_.on_lost();
-  declare_timed_out(now, rtt_.rto(config_.min_rto));
+  timeout_resend_due_ = declare_timed_out(now, rtt_.rto(config_.min_rto)) > 0;
   cc_->on_timeout(now);
   const uint32_t timeouts_in_a_row = rto_clock_.on_timeout(now);
   if (timeouts_in_a_row % kTimeoutsBeforeFailover == 0 && connection_.has_primary()) {
@@ -352,7 +353,7 @@ void Sender::on_timer() {
   arm_timer();
 }
 
-void Sender::declare_timed_out(Time now, Time age) {
+uint32_t Sender::declare_timed_out(Time now, Time age) {
   // Selective timeout retransmission (the paper's software SR, §3.4.2): only data that has
   // been out for a whole RTO without its ACK is presumed lost ("the silently dropped WQEs ...
   // are detected by timeout", A.1.2). Its age runs from when the data first left the NIC,
@@ -361,13 +362,16 @@ void Sender::declare_timed_out(Time now, Time age) {
   // left to its ACK; if it is missing, the ACK of the resend (a newer global number) reveals
   // it by the in-order rule, or the next timeout does. A WQE the NIC has not sent yet (queued
   // behind other QPs' WQEs: milliseconds under 64 busy QPs) cannot have been lost at all.
+  uint32_t declared = 0;
   window_.for_each_open([&](InFlight& wqe) {
     if (wqe.completed && wqe.out_since && now - *wqe.out_since >= age) {
       declare_lost(wqe);
+      ++declared;
     } else {
       ++stats_.timeout_spared;
     }
   });
+  return declared;
 }
 
 void Sender::arm_tail_probe(uint64_t global) {
@@ -378,22 +382,17 @@ void Sender::arm_tail_probe(uint64_t global) {
   // the time the receiver takes to get to the packet and post the ACK. Without an RTT sample
   // yet, the RTO covers it.
   if (config_.reliability != Reliability::software_uc || !rtt_.has_sample()) return;
-  // At most one probe until an ACK acknowledges new data (RFC 8985 §7); until then the RTO,
-  // with its backoff, recovers. A probe fired before the ACKs could return (a queue longer
-  // than 2 srtt) declares data lost whose late ACKs are stale and give no RTT sample: probing
-  // again after the same short delay resent every tail each ~130 us, and srtt never learned
-  // the queue (bifrost-incast at Fig. 9's setup: no RPC completed).
-  if (tail_probe_spent_) return;
+  // At most one probe until an ACK acknowledges new data unless a probe proved needed
+  // (TailProbe: reliability/tail_probe.h).
+  if (!tail_probe_.may_arm()) return;
   if (probe_.valid()) scheduler_.cancel(probe_);
-  // A quarter of the RTO floor bounds it from below: where the floor was raised because the
-  // receiver's backlog is long (bifrost-perf: 5 ms), spurious probes would halve the window.
-  const Time delay = std::max(rtt_.srtt() * 2 + config_.ack_timer, config_.min_rto / 4);
+  const Time delay = tail_probe_.delay(rtt_);
   probe_ = scheduler_.after(delay, [this, global] {
     probe_ = {};
     InFlight* tail = window_.find(global);
     if (tail == nullptr || tail->done) return;  // acknowledged (or already resent) in time
     ++stats_.tail_probes;
-    tail_probe_spent_ = true;
+    tail_probe_.on_fired(global, window_.next());
     loss_estimate_.on_lost();
     // Only the tail goes again, as in TCP's tail loss probe: the ACK of the resend names it,
     // and the usual rule (an ACK names a WQE: every older unacknowledged one is lost) recovers

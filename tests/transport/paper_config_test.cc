@@ -30,6 +30,8 @@ TEST(PaperConfig, DiffersFromTheProductDefaultOnlyInTheListedChoices) {
   EXPECT_NE(paper.hint_when_idle, ours.hint_when_idle);
   EXPECT_NE(paper.hint_last_two, ours.hint_last_two);
   EXPECT_NE(paper.chunk_loss_budget, ours.chunk_loss_budget);
+  EXPECT_NE(paper.send_threshold_follows_loss, ours.send_threshold_follows_loss);
+  EXPECT_NE(paper.tail_probe_learns, ours.tail_probe_learns);
   EXPECT_NE(paper.cc.swift.params.target_follows_min_rtt,
             ours.cc.swift.params.target_follows_min_rtt);
   EXPECT_NE(paper.cc.swift.params.loss_gate, ours.cc.swift.params.loss_gate);
@@ -37,6 +39,8 @@ TEST(PaperConfig, DiffersFromTheProductDefaultOnlyInTheListedChoices) {
   paper.hint_when_idle = ours.hint_when_idle;
   paper.hint_last_two = ours.hint_last_two;
   paper.chunk_loss_budget = ours.chunk_loss_budget;
+  paper.send_threshold_follows_loss = ours.send_threshold_follows_loss;
+  paper.tail_probe_learns = ours.tail_probe_learns;
   paper.cc.swift.params.target_follows_min_rtt = ours.cc.swift.params.target_follows_min_rtt;
   paper.cc.swift.params.loss_gate = ours.cc.swift.params.loss_gate;
   EXPECT_EQ(paper.ack_timer, ours.ack_timer);
@@ -47,6 +51,7 @@ TEST(PaperConfig, DiffersFromTheProductDefaultOnlyInTheListedChoices) {
   EXPECT_EQ(paper.send_threshold, ours.send_threshold);
   EXPECT_EQ(paper.base_rtt, ours.base_rtt);
   EXPECT_EQ(paper.min_rto, ours.min_rto);
+  EXPECT_EQ(paper.tail_probe_floor, ours.tail_probe_floor);
   EXPECT_EQ(paper.max_outstanding_wqes, ours.max_outstanding_wqes);
   EXPECT_EQ(paper.backup_qps, ours.backup_qps);
   EXPECT_EQ(paper.rc_retry_cnt, ours.rc_retry_cnt);

@@ -71,6 +71,10 @@ transport::TransportConfig transport_config(const Options& o) {
   c.mtu = o.mtu;
   c.base_rtt = Time::from_seconds(o.base_rtt_us / 1e6);
   c.min_rto = Time::from_seconds(o.min_rto_us / 1e6);
+  // The tail probe's floor stays where it was before the probe learned its delay (a quarter of
+  // the RTO floor, 1.25 ms): the real runtime's hosts delay ACKs by milliseconds when loaded,
+  // and that learning was measured only in the simulator.
+  c.tail_probe_floor = c.min_rto / 4;
   c.line_rate_bps = static_cast<uint64_t>(o.line_rate_gbps * 1e9);
   c.cc.kind = transport::parse_cc_kind(o.cc);
   c.cc.swift.params.loss_gate = o.loss_gate;

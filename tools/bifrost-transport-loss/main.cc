@@ -50,9 +50,11 @@ struct Options {
   std::optional<std::string> cc;
   std::optional<double> base_rtt_us;  // unset: the wire's RTT (default) or 50 us (paper)
   std::optional<double> min_rto_us;
-  std::optional<bool> loss_needs_queuing;       // Swift's (SwiftParams::loss_needs_queuing)
-  std::optional<bool> loss_gate;                // Swift's (SwiftParams::loss_gate)
-  std::optional<double> random_loss_tolerance;  // and its two settings
+  std::optional<bool> tail_probe_learns;            // TransportConfig::tail_probe_learns
+  std::optional<bool> send_threshold_follows_loss;  // and send_threshold_follows_loss
+  std::optional<bool> loss_needs_queuing;           // Swift's (SwiftParams::loss_needs_queuing)
+  std::optional<bool> loss_gate;                    // Swift's (SwiftParams::loss_gate)
+  std::optional<double> random_loss_tolerance;      // and its two settings
   std::optional<double> loss_gate_memory;
   // Set: each message is an RPC request answered by a response of this many bytes, and a slot
   // of the I/O depth is free again when the response is back (the paper's RPC benchmark).
@@ -105,6 +107,10 @@ Point run(const Options& o, const std::string& mode, uint64_t size, double loss)
   }
   if (o.loss_gate_memory) c.transport.cc.swift.params.loss_gate_memory = *o.loss_gate_memory;
   if (o.min_rto_us) c.transport.min_rto = Time::from_seconds(*o.min_rto_us * 1e-6);
+  if (o.tail_probe_learns) c.transport.tail_probe_learns = *o.tail_probe_learns;
+  if (o.send_threshold_follows_loss) {
+    c.transport.send_threshold_follows_loss = *o.send_threshold_follows_loss;
+  }
   // The product default takes the wire's RTT as its base RTT; the paper's is 50 us.
   if (o.base_rtt_us) {
     c.transport.base_rtt = Time::from_seconds(*o.base_rtt_us * 1e-6);
@@ -261,6 +267,12 @@ int main(int argc, char** argv) {
                  "swift's loss gate: delivered packets its loss rate is averaged over");
   app.add_option("--min-rto-us", o.min_rto_us,
                  "floor of the retransmission timeout; default: 500 us");
+  app.add_option("--tail-probe-learns", o.tail_probe_learns,
+                 "the tail probe learns its delay and from its outcome (docs/transport.md); "
+                 "default: the configuration's");
+  app.add_option("--send-threshold-follows-loss", o.send_threshold_follows_loss,
+                 "over UC, while losses are seen, messages above the loss budget go as WRITE "
+                 "chunks; default: the configuration's");
   app.add_option("--duration-us", o.duration_us, "simulated time per point")->capture_default_str();
   app.add_option("--warmup-us", o.warmup_us, "completions before this are not counted")
       ->capture_default_str();

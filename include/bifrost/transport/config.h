@@ -43,6 +43,13 @@ struct TransportConfig {
   // While losses are seen, chunks shrink so that about this fraction of the bytes goes again
   // because a chunk was lost (LoadAwareChunking; not in the paper). 0: chunks ignore loss.
   double chunk_loss_budget = 0.05;
+  // Over UC, while losses are seen, a message goes by SEND only if it is within twice that
+  // budget (a SEND is lost whole with any of its packets, and goes again whole, but as
+  // chunks it would pay a request and grant round trip); larger ones go
+  // as WRITE chunks, a lost one costing its chunk. Never below two units (a message of one unit
+  // and an RPC header gains nothing from a grant round trip). false: send_threshold alone, as
+  // §3.2 says.
+  bool send_threshold_follows_loss = true;
   ImmLayout imm{};
   uint32_t mtu = 4096;
 
@@ -72,6 +79,15 @@ struct TransportConfig {
   bool hint_last_two = true;
   // Software retransmission timeout: max(min_rto, srtt + 4 rttvar).
   Time min_rto = Time::us(500);
+  // true: the tail probe learns from its outcome (reliability/tail_probe.h). Once a probe has
+  // proved needed (the ACK of its copy came, none of the original), it waits 2 srtt + the
+  // receiver's delay in acknowledging hinted WQEs as the ACKs report it (eq. (1)'s T3' - T2,
+  // smoothed like the RTT), at least tail_probe_floor, and a lost copy is probed again after
+  // twice the delay instead of waiting for the RTO, until a probe proves spurious (the
+  // original's ACK comes after all). Until then, and with false: max(2 srtt + ack_timer,
+  // min_rto / 4) and one probe until new data is acknowledged (RFC 8985 §7).
+  bool tail_probe_learns = true;
+  Time tail_probe_floor = Time::zero();
 
   // Resources per connection.
   uint32_t max_outstanding_wqes = 128;      // data WQEs in flight; below receive_slots
@@ -106,6 +122,9 @@ struct TransportConfig {
   CcParams cc_params() const;
   // The largest message: unit_size * 2^chunk_offset_bits (4 KB units, 10 bits: 4 MiB).
   uint64_t max_message_size() const;
+  // The smallest message a sender with this configuration may send as WRITE chunks: above
+  // send_threshold, or above two units while send_threshold_follows_loss lowers it.
+  uint64_t smallest_large_message() const;
   // Throws Error naming the first inconsistent value.
   void validate() const;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bifrost/core/error.h"
+#include "bifrost/transport/chunking/loss_estimate.h"
 
 namespace bifrost::transport {
 
@@ -27,12 +28,9 @@ uint64_t LoadAwareChunking::next_chunk(const ChunkContext& c) const {
   if (c.rtt > c.base_rtt && c.base_rtt > Time::zero()) {
     cap = static_cast<uint64_t>(static_cast<double>(cap) * c.base_rtt.seconds() / c.rtt.seconds());
   }
-  if (loss_budget_ > 0 && c.loss_rate > 0) {
-    const double packets = loss_budget_ / c.loss_rate;
-    const auto loss_cap = static_cast<uint64_t>(std::min(packets * mtu_, double(max_chunk_)));
-    cap = std::min(cap, loss_cap);
-    hard = std::min(hard, loss_cap);
-  }
+  const uint64_t loss_cap = loss_budget_bytes(loss_budget_, c.loss_rate, mtu_, max_chunk_);
+  cap = std::min(cap, loss_cap);
+  hard = std::min(hard, loss_cap);
   const uint64_t size = std::max<uint64_t>(unit_, cap / unit_ * unit_);
   // A tail under a quarter of this chunk is not worth a WQE of its own: it joins the chunk
   // when the hard cap allows. (Rounding the delay-shrunk size down split a 64 KiB message

@@ -3,6 +3,7 @@
 // packet loses its whole chunk (it goes again as unit-sized pieces), so a chunk of n packets
 // costs about n * p of its bytes again: chunks should shrink while losses are seen and grow
 // back when they stop.
+#include <algorithm>
 #include <cstdint>
 
 namespace bifrost::transport {
@@ -22,5 +23,13 @@ class PacketLossEstimate {
   double log_keep_;  // log(1 - gain): n packets sent scale the estimate by exp(n * log_keep)
   double rate_ = 0;
 };
+
+// The largest WQE, at most `limit` bytes, that UC sends again (lost whole with any of its
+// packets) with probability at most about `budget` at the packet loss rate `loss_rate`:
+// budget / loss_rate packets of the MTU. `limit` when no loss is seen or the budget is 0.
+inline uint64_t loss_budget_bytes(double budget, double loss_rate, uint32_t mtu, uint64_t limit) {
+  if (budget <= 0 || loss_rate <= 0) return limit;
+  return static_cast<uint64_t>(std::min(budget / loss_rate * mtu, static_cast<double>(limit)));
+}
 
 }  // namespace bifrost::transport
