@@ -1,7 +1,7 @@
 #pragma once
 // The one error type for user-facing failures (bad flags, bad scenario files, impossible
 // configurations). Its message must tell the user what was wrong and what would be right.
-#include <fmt/format.h>
+#include <fmt/core.h>
 
 #include <stdexcept>
 #include <string>
