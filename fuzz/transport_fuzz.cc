@@ -1,5 +1,6 @@
-// Fuzz target: arbitrary bytes as a software ACK, a control message and a SEND header, the
-// transport formats a peer (or anyone who can reach the UD QP) controls. Decoding must never
+// Fuzz target: arbitrary bytes as a software ACK, a control message, a SEND header and an RPC
+// header with its read descriptor, the transport formats a peer (or anyone who can reach the
+// UD QP) controls. Decoding must never
 // crash or read out of bounds, and whatever decodes must re-encode to the same bytes.
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "bifrost/transport/wire/control_message.h"
+#include "bifrost/transport/wire/rpc_header.h"
 #include "bifrost/transport/wire/send_header.h"
 #include "bifrost/transport/wire/soft_ack.h"
 
@@ -65,6 +67,21 @@ void check_send_header(std::span<const std::byte> bytes) {
   require(std::memcmp(out.data(), bytes.data() + kSendHeaderSize, kOneSidedTrailerSize) == 0);
 }
 
+// An RPC header and, behind it, a read descriptor (what RpcChannel reads from a delivery).
+void check_rpc_header(std::span<const std::byte> bytes) {
+  const auto header = decode_rpc_header(bytes);
+  if (!header) return;
+  std::vector<std::byte> out(kRpcHeaderBytes);
+  require(encode_rpc_header(header.value, out).ok());
+  require(std::memcmp(out.data(), bytes.data(), kRpcHeaderBytes) == 0);
+  require(header.value.status != RpcStatus::failed);  // local only
+  const auto descriptor = decode_rpc_read_descriptor(bytes.subspan(kRpcHeaderBytes));
+  if (!descriptor) return;
+  require(descriptor.value.length > 0);
+  require(encode_rpc_read_descriptor(descriptor.value, out).ok());
+  require(std::memcmp(out.data(), bytes.data() + kRpcHeaderBytes, kRpcReadDescriptorBytes) == 0);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -72,5 +89,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check_soft_ack(bytes);
   check_control_message(bytes);
   check_send_header(bytes);
+  check_rpc_header(bytes);
   return 0;
 }

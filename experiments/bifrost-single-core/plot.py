@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Fig. 6 of the Bifröst paper: (a) single-thread RPC throughput and (b) CPU per request size,
-ARDMA (proxy), Bifröst RC, Bifröst UC and kernel TCP (medians over the runs). (b) plots the
+ARDMA (proxy: large requests pulled by RDMA READ), its WRITE variant, Bifröst RC, Bifröst UC
+and kernel TCP (medians over the runs). (b) plots the
 software's CPU per GB, both sides: an events run's CPU times the transport's and the
 benchmark's sampled share of each process's CPU in the profile run of the same stack, MTU, size
 and repetition (attribution.csv, from attribute.py): the part a hardware NIC would not take.
@@ -15,11 +16,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-STACKS = ["ardma", "bifrost_rc", "bifrost_uc", "kernel_tcp"]
-NAMES = {"ardma": "ARDMA (proxy)", "bifrost_rc": "Bifröst (RC)", "bifrost_uc": "Bifröst (UC)",
-         "kernel_tcp": "kernel TCP"}
-COLORS = {"ardma": "#7f7f7f", "bifrost_rc": "#1f77b4", "bifrost_uc": "#d62728",
-          "kernel_tcp": "#2ca02c"}
+STACKS = ["ardma", "ardma_write", "bifrost_rc", "bifrost_uc", "kernel_tcp"]
+NAMES = {"ardma": "ARDMA (proxy, READ > 32 KB)", "ardma_write": "ARDMA (proxy, WRITE)",
+         "bifrost_rc": "Bifröst (RC)", "bifrost_uc": "Bifröst (UC)", "kernel_tcp": "kernel TCP"}
+COLORS = {"ardma": "#000000", "ardma_write": "#9f9f9f", "bifrost_rc": "#1f77b4",
+          "bifrost_uc": "#d62728", "kernel_tcp": "#2ca02c"}
 
 
 def load(path):
@@ -111,6 +112,8 @@ def main():
             t_rows = [runs.get(key_for(stack, "poll", mtu, s)) for s in sizes]
             c_rows = [runs.get(key_for(stack, "events", mtu, s)) for s in sizes]
             xs = [s for s, rows in zip(sizes, t_rows) if rows]
+            if not xs and not any(c_rows):
+                continue
             label = NAMES[stack] + ("" if stack == "kernel_tcp" else f", MTU {mtu}")
             ta.plot([x / 1024 for x in xs],
                     [median(rows, lambda r, s=s: gbps(r, s)) for s, rows in zip(sizes, t_rows)

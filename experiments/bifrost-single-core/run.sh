@@ -3,7 +3,10 @@
 # per request size, for ARDMA, Bifröst RC, Bifröst UC and kernel TCP. The paper: one client and
 # one server thread, one connection, I/O depth 8, requests 4 KB-1 MB, 128 B responses, CX-6 Dx
 # 100 Gb/s; Table 2 at MTU 1024. Ours: the real runtime on loopback (soft RNICs over UDP), the
-# client and the server each on one core, the same RPC shape. Every RDMA stack runs twice:
+# client and the server each on one core, the same RPC shape. ARDMA moves requests above 32 KB
+# with RDMA READ (§4.2.1): its proxy's server pulls them (--read_threshold 32768);
+# ardma_write, the proxy with one WRITE per request instead, is a sensitivity row. Every RDMA
+# stack runs in three modes:
 #   poll    bifrost-perf spins on its sockets (the throughput of one core, Fig. 6(a))
 #   events  it sleeps in epoll between events (its CPU is the work it does, Fig. 6(b))
 #   profile as events, under perf record: attribute.py splits both processes' CPU samples into
@@ -13,25 +16,28 @@
 # Writes results.csv (one row per run, bifrost_rpc_bw.sh's columns), attribution.csv and
 # single_core.png here.
 #
-#   experiments/bifrost-single-core/run.sh          # 2 reps x 95 runs x 2 s: about 10 min
-#   REPS=1 SIZES="16384 1048576" experiments/bifrost-single-core/run.sh
+#   experiments/bifrost-single-core/run.sh          # 3 reps x 65 runs x 2 s: about 20 min
+#   REPS=1 SIZES="16384 1048576" MTUS="1024 4096" experiments/bifrost-single-core/run.sh
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 source "$(dirname "$0")/../bifrost_rpc_bw.sh"
-reps="${REPS:-2}"
+reps="${REPS:-3}"
 seconds="${SECONDS_PER_RUN:-2}"
 sizes="${SIZES:-4096 16384 65536 262144 1048576}"
-stacks="${STACKS:-ardma bifrost_rc bifrost_uc}"
-mtus="${MTUS:-1024 4096}"
+stacks="${STACKS:-ardma ardma_write bifrost_rc bifrost_uc}"
+mtus="${MTUS:-1024}"
 default_modes="poll events"
 [ "$(id -u)" = 0 ] && command -v perf >/dev/null && default_modes="poll events profile"
 modes="${MODES:-$default_modes}"
 
 stack_flags() {
   case "$1" in
-    # Our proxy of ARDMA: the NIC's RC alone, one WRITE per message (the paper's ARDMA READs
-    # large requests: bifrost-perf's RPC channel has no READ path; see README).
-    ardma) echo "--transport bifrost-rc --config paper --cc none --chunking 0" ;;
+    # Our proxy of ARDMA: the NIC's RC alone, no chunking, no software CC; requests above
+    # 32 KB (ARDMA's SEND limit in experiments/bifrost-loss-throughput, paper's SEND
+    # threshold) as a descriptor the server pulls with one RDMA READ, as ARDMA does.
+    ardma) echo "--transport bifrost-rc --config paper --cc none --chunking 0 --read_threshold 32768" ;;
+    # Sensitivity: the same proxy with one WRITE per large request (the earlier proxy).
+    ardma_write) echo "--transport bifrost-rc --config paper --cc none --chunking 0" ;;
     bifrost_rc) echo "--transport bifrost-rc --config paper" ;;
     bifrost_uc) echo "--transport bifrost-uc --config paper" ;;
     *) echo "unknown stack $1" >&2; exit 2 ;;

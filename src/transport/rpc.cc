@@ -8,42 +8,12 @@
 #include "arena.h"
 #include "bifrost/core/error.h"
 #include "bifrost/transport/endpoint.h"
-#include "bifrost/wire/byte_order.h"
 
 namespace bifrost::transport {
-
-using namespace wire::detail;
 
 namespace {
 
 constexpr uint64_t kStagingAlignment = 64;
-
-struct RpcHeader {
-  uint8_t kind = 0;
-  uint8_t status = 0;
-  uint64_t id = 0;
-};
-
-void encode(const RpcHeader& h, std::byte* p) {
-  store_be16(p, kRpcMagic);
-  store_u8(p + 2, h.kind);
-  store_u8(p + 3, h.status);
-  store_be32(p + 4, 0);
-  store_be64(p + 8, h.id);
-}
-
-// False for anything that is not an RPC header: another magic, an unknown kind or status, a
-// status in a request, reserved bits set.
-bool decode(const std::byte* p, RpcHeader& h) {
-  h.kind = u8(p + 2);
-  h.status = u8(p + 3);
-  h.id = load_be64(p + 8);
-  const bool request = h.kind == 1;
-  const bool response =
-      h.kind == 2 && h.status <= static_cast<uint8_t>(RpcStatus::response_too_large);
-  return load_be16(p) == kRpcMagic && load_be32(p + 4) == 0 &&
-         ((request && h.status == 0) || response);
-}
 
 }  // namespace
 
@@ -57,6 +27,8 @@ std::string_view to_string(RpcStatus status) {
       return "response_too_large (the peer's response does not fit one message)";
     case RpcStatus::failed:
       return "failed (the connection gave up on the request)";
+    case RpcStatus::request_unreadable:
+      return "request_unreadable (the server's READ of the request was refused)";
   }
   return "unknown";
 }
@@ -72,21 +44,32 @@ RpcChannel::RpcChannel(Connection& connection, RpcConfig config)
   max_body_ = std::min({connection.config().max_message_size(), config_.staging_bytes,
                         uint64_t{std::numeric_limits<uint32_t>::max()}}) -
               kRpcHeaderBytes;
-  Endpoint& endpoint = connection.endpoint();
-  staging_memory_ = endpoint.make_memory(config_.staging_bytes);
-  staging_region_ =
-      &endpoint.device().reg_mr(endpoint.pd(), staging_memory_->base(), staging_memory_->size(),
-                                rnic::Access::local_write, staging_memory_.get());
-  staging_ =
-      std::make_unique<Arena>(staging_memory_->base(), config_.staging_bytes, kStagingAlignment);
-  header_.length = kRpcHeaderBytes;
-  header_.bytes.resize(kRpcHeaderBytes);
+  staging_ = open_area(rnic::Access::local_write);
+  header_.bytes.reserve(kRpcHeaderBytes + kRpcReadDescriptorBytes);
   connection_.set_delivery_handler([this](const Delivery& d) { on_delivery(d); });
 }
 
 RpcChannel::~RpcChannel() {
   connection_.set_delivery_handler({});
-  connection_.endpoint().device().dereg_mr(staging_region_->lkey);
+  close_area(staging_);
+  close_area(read_source_);
+  close_area(landing_);
+}
+
+RpcChannel::Area RpcChannel::open_area(rnic::Access access) const {
+  Endpoint& endpoint = connection_.endpoint();
+  Area area;
+  area.memory = endpoint.make_memory(config_.staging_bytes);
+  area.region = &endpoint.device().reg_mr(endpoint.pd(), area.memory->base(), area.memory->size(),
+                                          access, area.memory.get());
+  area.arena =
+      std::make_unique<Arena>(area.memory->base(), config_.staging_bytes, kStagingAlignment);
+  return area;
+}
+
+void RpcChannel::close_area(Area& area) {
+  if (area.region != nullptr) connection_.endpoint().device().dereg_mr(area.region->lkey);
+  area.region = nullptr;
 }
 
 uint64_t RpcChannel::call(const MessageBuffer& request, RpcCallback done) {
@@ -112,7 +95,8 @@ void RpcChannel::serve(RpcHandler handler) {
 }
 
 bool RpcChannel::idle() const {
-  return requests_.empty() && responses_.empty() && outstanding_.empty() && in_staging_ == 0;
+  return requests_.empty() && responses_.empty() && outstanding_.empty() && in_staging_ == 0 &&
+         reads_.empty() && reads_in_flight_ == 0;
 }
 
 world::Payload RpcChannel::copy_body(const MessageBuffer& buffer) {
@@ -154,16 +138,22 @@ void RpcChannel::pump() {
     return;
   }
   // Responses first: each one frees a slot of the peer's depth.
-  while (!responses_.empty() && post(Kind::response, responses_.front())) responses_.pop_front();
-  while (!requests_.empty() && outstanding_.size() < config_.depth &&
-         post(Kind::request, requests_.front())) {
+  while (!responses_.empty() && post(RpcKind::response, responses_.front())) {
+    responses_.pop_front();
+  }
+  start_reads();
+  while (!requests_.empty() && outstanding_.size() < config_.depth) {
+    Outgoing& next = requests_.front();
+    const bool by_read = config_.read_threshold > 0 && next.body.length > config_.read_threshold;
+    if (!(by_read ? post_read_request(next) : post(RpcKind::request, next))) break;
     requests_.pop_front();
   }
 }
 
 void RpcChannel::fail_queued() {
-  stats_.responses_failed += responses_.size();
+  stats_.responses_failed += responses_.size() + reads_.size();
   responses_.clear();
+  reads_.clear();
   // Requests already sent wait for responses that cannot be relied on any more: a late one
   // finds no outstanding request and is dropped, so each callback still runs once.
   std::vector<uint64_t> sent;
@@ -181,36 +171,74 @@ void RpcChannel::fail_queued() {
   }
 }
 
-bool RpcChannel::post(Kind kind, Outgoing& message) {
+bool RpcChannel::post(RpcKind kind, Outgoing& message) {
   const uint64_t length = kRpcHeaderBytes + message.body.length;
-  const std::optional<uint64_t> addr = staging_->allocate(length);
+  const std::optional<uint64_t> addr = staging_.arena->allocate(length);
   if (!addr) {
     if (!message.waited) ++stats_.staging_waits;
     message.waited = true;
     return false;
   }
-  encode(RpcHeader{.kind = static_cast<uint8_t>(kind),
-                   .status = static_cast<uint8_t>(message.status),
-                   .id = message.id},
-         header_.bytes.data());
-  staging_memory_->write(*addr, header_);
-  if (message.body.length > 0) staging_memory_->write(*addr + kRpcHeaderBytes, message.body);
+  header_.length = kRpcHeaderBytes;
+  header_.bytes.resize(kRpcHeaderBytes);  // within its capacity: no allocation
+  (void)encode_rpc_header(RpcHeader{.kind = kind, .status = message.status, .id = message.id},
+                          header_.bytes);
+  staging_.memory->write(*addr, header_);
+  if (message.body.length > 0) staging_.memory->write(*addr + kRpcHeaderBytes, message.body);
   recycle(std::move(message.body));
-  ++in_staging_;
-  const uint64_t id = message.id;
-  if (kind == Kind::request) {
+  if (kind == RpcKind::request) {
     outstanding_.emplace(
-        id, Outstanding{std::move(message.done), connection_.endpoint().scheduler().now()});
+        message.id, Outstanding{std::move(message.done), connection_.endpoint().scheduler().now()});
     ++stats_.requests_issued;
     stats_.max_outstanding = std::max(stats_.max_outstanding, outstanding());
   }
-  connection_.send(MessageBuffer{staging_region_, *addr, length},
-                   [this, kind, id, at = *addr, length](const SendCompletion& sent) {
-                     staging_->free(at, length);
+  send_staged(kind, message.id, *addr, length);
+  return true;
+}
+
+bool RpcChannel::post_read_request(Outgoing& message) {
+  if (read_source_.region == nullptr) read_source_ = open_area(rnic::Access::remote_read);
+  const uint64_t body = message.body.length;
+  const std::optional<uint64_t> source = read_source_.arena->allocate(body);
+  const std::optional<uint64_t> addr =
+      source ? staging_.arena->allocate(kRpcHeaderBytes + kRpcReadDescriptorBytes) : std::nullopt;
+  if (!addr) {
+    if (source) read_source_.arena->free(*source, body);
+    if (!message.waited) ++stats_.staging_waits;
+    message.waited = true;
+    return false;
+  }
+  read_source_.memory->write(*source, message.body);
+  recycle(std::move(message.body));
+  header_.length = kRpcHeaderBytes + kRpcReadDescriptorBytes;
+  header_.bytes.resize(header_.length);
+  const std::span<std::byte> out = header_.bytes;
+  (void)encode_rpc_header(RpcHeader{.kind = RpcKind::read_request, .id = message.id}, out);
+  (void)encode_rpc_read_descriptor(RpcReadDescriptor{.address = *source,
+                                                     .rkey = read_source_.region->rkey,
+                                                     .length = static_cast<uint32_t>(body)},
+                                   out.subspan(kRpcHeaderBytes));
+  staging_.memory->write(*addr, header_);
+  outstanding_.emplace(message.id, Outstanding{.done = std::move(message.done),
+                                               .issued = connection_.endpoint().scheduler().now(),
+                                               .source_addr = *source,
+                                               .source_bytes = body});
+  ++stats_.requests_issued;
+  ++stats_.read_requests;
+  stats_.max_outstanding = std::max(stats_.max_outstanding, outstanding());
+  send_staged(RpcKind::request, message.id, *addr, header_.length);
+  return true;
+}
+
+void RpcChannel::send_staged(RpcKind kind, uint64_t id, uint64_t at, uint64_t length) {
+  ++in_staging_;
+  connection_.send(MessageBuffer{staging_.region, at, length},
+                   [this, kind, id, at, length](const SendCompletion& sent) {
+                     staging_.arena->free(at, length);
                      --in_staging_;
                      if (sent.status != SendStatus::delivered) {
                        connection_failed_ = true;  // a sender fails messages only for good
-                       if (kind == Kind::request) {
+                       if (kind == RpcKind::request) {
                          complete(id, RpcStatus::failed, Delivery{});
                        } else {
                          ++stats_.responses_failed;
@@ -218,20 +246,19 @@ bool RpcChannel::post(Kind kind, Outgoing& message) {
                      }
                      pump();
                    });
-  return true;
 }
 
 // ---- receiving ---------------------------------------------------------------------------
 
 void RpcChannel::on_delivery(const Delivery& d) {
-  std::array<std::byte, kRpcHeaderBytes> bytes{};
-  RpcHeader h;
+  std::array<std::byte, kRpcHeaderBytes + kRpcReadDescriptorBytes> bytes{};
   if (d.length < kRpcHeaderBytes) {
     ++stats_.malformed;
     return;
   }
-  d.memory->copy_out(d.addr, bytes);
-  if (!decode(bytes.data(), h)) {
+  d.memory->copy_out(d.addr, std::span(bytes).first(kRpcHeaderBytes));
+  const auto h = decode_rpc_header(std::span(bytes).first(kRpcHeaderBytes));
+  if (!h) {
     ++stats_.malformed;
     return;
   }
@@ -239,10 +266,16 @@ void RpcChannel::on_delivery(const Delivery& d) {
                       .addr = d.addr + kRpcHeaderBytes,
                       .length = d.length - kRpcHeaderBytes,
                       .by_write = d.by_write};
-  if (h.kind == static_cast<uint8_t>(Kind::request)) {
-    on_request(h.id, body);
-  } else {
-    on_response(h.id, static_cast<RpcStatus>(h.status), body);
+  switch (h.value.kind) {
+    case RpcKind::request:
+      on_request(h.value.id, body);
+      break;
+    case RpcKind::read_request:
+      on_read_request(h.value.id, body);
+      break;
+    case RpcKind::response:
+      on_response(h.value.id, h.value.status, body);
+      break;
   }
 }
 
@@ -264,6 +297,87 @@ void RpcChannel::on_request(uint64_t id, const Delivery& body) {
   pump();
 }
 
+void RpcChannel::answer(uint64_t id, RpcStatus status) {
+  ++stats_.requests_served;
+  Outgoing response;
+  response.id = id;
+  response.status = status;
+  responses_.push_back(std::move(response));
+  pump();
+}
+
+void RpcChannel::on_read_request(uint64_t id, const Delivery& descriptor) {
+  std::array<std::byte, kRpcReadDescriptorBytes> bytes{};
+  if (descriptor.length != kRpcReadDescriptorBytes) {
+    ++stats_.malformed;
+    return;
+  }
+  descriptor.memory->copy_out(descriptor.addr, bytes);
+  const auto source = decode_rpc_read_descriptor(bytes);
+  if (!source) {
+    ++stats_.malformed;
+    return;
+  }
+  // Larger than this side can land: refused like memory the client does not grant.
+  if (source.value.length > max_body_) {
+    ++stats_.reads_refused;
+    answer(id, RpcStatus::request_unreadable);
+    return;
+  }
+  reads_.push_back(PendingRead{.id = id, .source = source.value});
+  pump();
+}
+
+void RpcChannel::start_reads() {
+  while (!reads_.empty() && !connection_failed_) {
+    PendingRead& next = reads_.front();
+    if (landing_.region == nullptr) {
+      // Over UC the client's side writes the bytes back: the landing needs remote_write.
+      landing_ = open_area(connection_.config().reliability == Reliability::software_uc
+                               ? rnic::Access::local_write | rnic::Access::remote_write
+                               : rnic::Access::local_write);
+    }
+    const std::optional<uint64_t> at = landing_.arena->allocate(next.source.length);
+    if (!at) {
+      if (!next.waited) ++stats_.read_waits;
+      next.waited = true;
+      return;
+    }
+    const PendingRead read = next;
+    reads_.pop_front();
+    ++reads_in_flight_;
+    const uint64_t length = read.source.length;
+    connection_.read(MessageBuffer{landing_.region, *at, length},
+                     RemoteAddress{.addr = read.source.address, .rkey = read.source.rkey},
+                     [this, id = read.id, at = *at, length](const SendCompletion& done) {
+                       on_read_done(id, at, length, done.status);
+                     });
+  }
+}
+
+void RpcChannel::on_read_done(uint64_t id, uint64_t at, uint64_t length, SendStatus status) {
+  --reads_in_flight_;
+  switch (status) {
+    case SendStatus::delivered:
+      ++stats_.requests_read;
+      on_request(
+          id, Delivery{
+                  .memory = landing_.memory.get(), .addr = at, .length = length, .by_write = true});
+      break;
+    case SendStatus::remote_access_error:
+      ++stats_.reads_refused;
+      answer(id, RpcStatus::request_unreadable);
+      break;
+    case SendStatus::failed:
+      connection_failed_ = true;
+      ++stats_.responses_failed;
+      break;
+  }
+  // The handler has run (its bytes were valid during it only): the landing is free again.
+  landing_.arena->free(at, length);
+  pump();
+}
+
 void RpcChannel::on_response(uint64_t id, RpcStatus status, const Delivery& body) {
   if (!outstanding_.contains(id)) {
     ++stats_.unknown_responses;
@@ -278,6 +392,8 @@ void RpcChannel::complete(uint64_t id, RpcStatus status, const Delivery& body) {
   if (it == outstanding_.end()) return;  // answered already: a late failure of its request
   Outstanding o = std::move(it->second);
   outstanding_.erase(it);
+  // The server has read a read request's bytes before it answered (or the connection is gone).
+  if (o.source_bytes > 0) read_source_.arena->free(o.source_addr, o.source_bytes);
   if (status == RpcStatus::failed) {
     ++stats_.requests_failed;
   } else {

@@ -42,6 +42,9 @@ void validate_bifrost(const Options& o) {
         "rpc_bw --verify needs requests and responses of 8 bytes or more (each carries its "
         "index in its first 8 bytes)");
   }
+  if (o.read_threshold > 0 && !o.is_rpc()) {
+    throw Error("--read_threshold is rpc_bw's (read_bw moves every message by READ)");
+  }
   if (o.is_rpc() && o.max_size() > (1u << 22) - transport::kRpcHeaderBytes) {
     throw Error(
         "-s/--response_size {} does not fit one RPC: a Bifröst message is at most 4194304 "
@@ -333,6 +336,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--response_size", o.response_size,
                  "rpc_bw: response bytes (default: the request's size)");
+  app.add_option("--read_threshold", o.read_threshold,
+                 "rpc_bw: requests larger than this many bytes go as a 16-byte descriptor the "
+                 "server pulls with an RDMA READ, as ARDMA moves large requests (0: every "
+                 "request is a message)")
+      ->capture_default_str();
   app.add_option("--hint_when_idle", o.hint_when_idle,
                  "Bifröst: hint bit also on the tail of a burst (0: only the window's last WQE, "
                  "A.1.2)")

@@ -68,6 +68,9 @@ struct Options {
   // rpc_bw: requests outstanding per connection, and the response size (0: the request's).
   uint32_t depth = 8;
   uint32_t response_size = 0;
+  // rpc_bw: requests above this many bytes go as a descriptor the server pulls with an RDMA
+  // READ (ARDMA's large requests, Bifröst §4.2.1); 0: every request is a message.
+  uint64_t read_threshold = 0;
   // RoGUE (--transport rogue-rc|rogue-uc): segment and batch bytes (0: the defaults for
   // --line_rate), a shadow QP per RC QP, pacing through the NIC's rate limiter.
   uint64_t rogue_segment = 0;

@@ -138,7 +138,12 @@ void print_banner(Session& s) {
              o.is_latency() ? 1
              : o.is_rpc()   ? o.depth
                             : std::min(o.tx_depth, s.slots()));
-  if (o.is_rpc()) fmt::print(" Response size   : {}[B]\n", o.response_bytes(o.size));
+  if (o.is_rpc()) {
+    fmt::print(" Response size   : {}[B]\n", o.response_bytes(o.size));
+    if (o.read_threshold > 0) {
+      fmt::print(" Requests > {}[B] : pulled by the server with RDMA READ\n", o.read_threshold);
+    }
+  }
   fmt::print(" Mtu             : {}[B]\n", o.mtu);
   fmt::print(" Link type       : Ethernet (RoCEv2, UDP 4791)\n");
   fmt::print(" Data ex. method : TCP (bootstrap protocol {})\n", real::kBootstrapVersion);
@@ -291,6 +296,7 @@ void write_json(const std::string& path, const Options& o, const RunResults& r) 
                   {"ack_bytes", o.ack_bytes},
                   {"ack_timer_us", o.ack_timer_us},
                   {"hint_when_idle", o.hint_when_idle},
+                  {"read_threshold", o.read_threshold},
                   {"requests", cost.requests},
                   {"acks_per_request", cost.acks_per_request},
                   {"cpu_seconds_here", cost.cpu_here},

@@ -150,7 +150,8 @@ transport::RpcConfig rpc_config(const Options& o) {
   const uint64_t largest = std::max(o.max_size(), o.response_bytes(o.max_size()));
   const uint64_t staging = 2 * o.depth * (largest + transport::kRpcHeaderBytes + 64);
   return transport::RpcConfig{.depth = o.depth,
-                              .staging_bytes = std::max<uint64_t>(staging, 1 << 20)};
+                              .staging_bytes = std::max<uint64_t>(staging, 1 << 20),
+                              .read_threshold = o.read_threshold};
 }
 
 uint32_t response_seed(size_t c, uint64_t k) {

@@ -51,6 +51,7 @@ nlohmann::json settings_of(const Options& o) {
           {"bifrost_rc_timeout", o.bifrost_rc_timeout},
           {"hint_when_idle", o.hint_when_idle},
           {"response_size", o.response_size},
+          {"read_threshold", o.read_threshold},
           {"rogue_segment", o.rogue_segment},
           {"rogue_batch", o.rogue_batch},
           {"rogue_shadow", o.rogue_shadow},

@@ -1,8 +1,11 @@
 #pragma once
 // Request/response over one Bifröst connection, with an I/O depth: the pattern of the paper's
-// RPC workloads (Fig. 4, 7, 8, 9). Requests and responses are ordinary Connection messages
+// RPC workloads (Fig. 4, 6, 7, 8, 9). Requests and responses are ordinary Connection messages
 // both ways, each starting with a 16-byte RPC header that carries the request id; the
 // transport gives no order between messages, so a response is matched to its request by id.
+// With RpcConfig::read_threshold, a request above it goes as a read request instead: a
+// descriptor of where its bytes wait at the client, which the server pulls with a one-sided
+// READ (Connection::read) before its handler runs (ARDMA's way for large requests, §4.2.1).
 //
 //   RpcChannel client(connection_a), server(connection_b);
 //   server.serve([](const RpcRequest& r) { return MessageBuffer{...}; });
@@ -22,24 +25,14 @@
 #include "bifrost/core/time.h"
 #include "bifrost/transport/connection.h"
 #include "bifrost/transport/message.h"
+#include "bifrost/transport/wire/rpc_header.h"
 #include "bifrost/world/packet.h"
 
 namespace bifrost::transport {
 
 class Arena;
 
-// The RPC header in front of every request and response body, in network byte order:
-// magic 0x4252 ("BR") (2) | kind (1: 1 request, 2 response) | status (1, responses; 0 in a
-// request) | reserved, zero (4) | request id (8).
-inline constexpr uint64_t kRpcHeaderBytes = 16;
-inline constexpr uint16_t kRpcMagic = 0x4252;
-
-enum class RpcStatus : uint8_t {
-  ok = 0,
-  no_handler = 1,          // the peer has no handler (serve() was never called)
-  response_too_large = 2,  // the handler's response does not fit one message
-  failed = 3,              // local only: the connection gave up on the request (every QP failed)
-};
+// The RPC header, the read descriptor and RpcStatus: transport/wire/rpc_header.h.
 std::string_view to_string(RpcStatus status);
 
 struct RpcConfig {
@@ -48,6 +41,12 @@ struct RpcConfig {
   // Where requests and responses wait, with their header, until the connection has sent them
   // (the NIC reads large messages in place). A message that does not fit now waits.
   uint64_t staging_bytes = 16 * 1024 * 1024;
+  // Request bodies above this many bytes go as read requests: the client keeps the bytes in a
+  // region registered with remote_read (staging_bytes more memory) and sends a 16-byte
+  // descriptor; the server READs them into landing memory of its own (staging_bytes, made at
+  // its first read request), runs its handler, and answers as usual. 0: every request is a
+  // message. A server serves read requests whatever its own threshold.
+  uint64_t read_threshold = 0;
 };
 
 // A request as the server's handler sees it: the body's bytes (after the header) are valid
@@ -81,10 +80,14 @@ struct RpcStats {
   uint64_t unknown_responses = 0;  // responses naming no outstanding request: dropped
   uint32_t max_outstanding = 0;    // the most requests outstanding at once (<= depth)
   uint64_t staging_waits = 0;      // times a request or response waited for staging space
+  uint64_t read_requests = 0;      // requests issued as read requests (above read_threshold)
   // Server side.
   uint64_t requests_served = 0;   // requests answered (also without a handler)
   uint64_t responses_failed = 0;  // responses the connection gave up on
   uint64_t malformed = 0;         // deliveries without a valid RPC header: dropped
+  uint64_t requests_read = 0;     // request bodies pulled with a READ (read requests served)
+  uint64_t read_waits = 0;        // times a read request waited for landing space
+  uint64_t reads_refused = 0;     // READs the client's memory refused: request_unreadable
 };
 
 class RpcChannel {
@@ -116,7 +119,18 @@ class RpcChannel {
   Connection& connection() { return connection_; }
 
  private:
-  enum class Kind : uint8_t { request = 1, response = 2 };
+  // Memory of the channel's own, registered on the device, handed out by an arena.
+  struct Area {
+    std::unique_ptr<rnic::HostMemory> memory;
+    const rnic::MemoryRegion* region = nullptr;
+    std::unique_ptr<Arena> arena;
+  };
+  // A read request that arrived and waits for landing space.
+  struct PendingRead {
+    uint64_t id = 0;
+    RpcReadDescriptor source;
+    bool waited = false;  // counted once in read_waits
+  };
   // A request or response waiting for the depth or for staging space: its body copied into
   // a payload (a token in simulation, bytes in the real runtime).
   struct Outgoing {
@@ -129,17 +143,32 @@ class RpcChannel {
   struct Outstanding {
     RpcCallback done;
     Time issued;
+    uint64_t source_addr = 0;  // a read request's bytes in read_source_ (freed at completion)
+    uint64_t source_bytes = 0;
   };
 
   void on_delivery(const Delivery& d);
   void on_request(uint64_t id, const Delivery& body);
+  void on_read_request(uint64_t id, const Delivery& descriptor);
+  // Starts the READs of pending read requests while landing space lasts.
+  void start_reads();
+  void on_read_done(uint64_t id, uint64_t at, uint64_t length, SendStatus status);
+  // Queues a response with no body.
+  void answer(uint64_t id, RpcStatus status);
   void on_response(uint64_t id, RpcStatus status, const Delivery& body);
   // Hands queued responses, then queued requests within the depth, to the connection.
   void pump();
   // The connection gave up (no QP left, none reconnecting): what is queued fails at once.
   void fail_queued();
   // Copies header + body into staging and sends it; false if staging has no room now.
-  bool post(Kind kind, Outgoing& message);
+  bool post(RpcKind kind, Outgoing& message);
+  // A request above read_threshold: its body into read_source_, header + descriptor into
+  // staging; false if either has no room now.
+  bool post_read_request(Outgoing& message);
+  // Sends [at, + length) of staging; frees it when the connection is done with it.
+  void send_staged(RpcKind kind, uint64_t id, uint64_t at, uint64_t length);
+  Area open_area(rnic::Access access) const;
+  void close_area(Area& area);
   // Runs an outstanding request's callback (once: nothing if it was answered already).
   void complete(uint64_t id, RpcStatus status, const Delivery& body);
   // A payload with the content of `buffer` (empty for length 0), from the pool.
@@ -149,10 +178,12 @@ class RpcChannel {
   Connection& connection_;
   RpcConfig config_;
   uint64_t max_body_;
-  std::unique_ptr<rnic::HostMemory> staging_memory_;
-  const rnic::MemoryRegion* staging_region_ = nullptr;
-  std::unique_ptr<Arena> staging_;
+  Area staging_;
+  Area read_source_;  // client: bodies of read requests (remote_read); made at the first one
+  Area landing_;      // server: where READs put request bodies; made at the first read request
   uint64_t in_staging_ = 0;
+  std::deque<PendingRead> reads_;  // read requests waiting for landing space
+  uint32_t reads_in_flight_ = 0;
   RpcHandler handler_;
   std::deque<Outgoing> requests_;   // waiting for the depth or staging
   std::deque<Outgoing> responses_;  // waiting for staging
