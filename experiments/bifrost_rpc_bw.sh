@@ -5,6 +5,9 @@
 # bifrost-perf and sets `perf` and `tmp`.
 #   rpc_bw_start
 #   rpc_bw_run CONFIG REP FLAGS...     # FLAGS: bifrost-perf's for both sides (--transport, -s, ...)
+# RPC_SERVER_IP / RPC_CLIENT_IP: the two processes' loopback addresses (default 127.0.0.2 and
+# the control connection's, 127.0.0.1). Each process binds UDP 4791 on its address, so two
+# experiments that run on one host at the same time need different ones.
 # Optional arrays `server_wrap` / `client_wrap`: a command put before that side's bifrost-perf
 # and its scheduling prefix (e.g. perf record ... --, which then runs unpinned, under CFS).
 
@@ -18,6 +21,9 @@ rpc_bw_start() {
   failures="${out%.csv}_failures.log"
   : >"$failures"
   port=$((21000 + $$ % 20000))
+  server_ip="${RPC_SERVER_IP:-127.0.0.2}"
+  client_bind=()
+  [ -z "${RPC_CLIENT_IP:-}" ] || client_bind=(-B "$RPC_CLIENT_IP")
 }
 
 # One run; a run that fails (the transport gave up on a connection) is logged in
@@ -64,11 +70,12 @@ rpc_bw_once() {  # config, rep, attempt, then flags
   [ "$sched" = fifo ] && timers=("${fifo_timers[@]}")
   port=$((port + 1))
   local common=(rpc_bw "${timers[@]}" "$@" -p "$port" --timeout 10)
-  ${server_wrap[@]+"${server_wrap[@]}"} "${prefix_server[@]}" "$perf" "${common[@]}" -B 127.0.0.2 \
+  ${server_wrap[@]+"${server_wrap[@]}"} "${prefix_server[@]}" "$perf" "${common[@]}" -B "$server_ip" \
     >"$tmp/server.txt" 2>&1 &
   local pid=$!
   sleep 0.3
-  if ! ${client_wrap[@]+"${client_wrap[@]}"} "${prefix_client[@]}" "$perf" "${common[@]}" 127.0.0.2 \
+  if ! ${client_wrap[@]+"${client_wrap[@]}"} "${prefix_client[@]}" "$perf" "${common[@]}" \
+    ${client_bind[@]+"${client_bind[@]}"} "$server_ip" \
     --out_json "$tmp/client.json" >"$tmp/client.txt" 2>&1; then
     wait "$pid" || true
     echo "$config rep $rep attempt $attempt: $(grep -h 'error:' "$tmp/client.txt" | head -1)" \

@@ -52,11 +52,11 @@ tcp_run() {  # rep, size
   sched_prefix 0
   local prefix_client=("${prefix[@]}")
   port=$((port + 1))
-  "${prefix_server[@]}" "$tcp" -B 127.0.0.2 -p "$port" --out_json "$tmp/tcp_server.json" \
+  "${prefix_server[@]}" "$tcp" -B "$server_ip" -p "$port" --out_json "$tmp/tcp_server.json" \
     >/dev/null &
   local pid=$!
   sleep 0.3
-  "${prefix_client[@]}" "$tcp" 127.0.0.2 -p "$port" -s "$size" -D "$seconds" \
+  "${prefix_client[@]}" "$tcp" "$server_ip" -p "$port" -s "$size" -D "$seconds" \
     --out_json "$tmp/tcp_client.json" >/dev/null
   wait "$pid"
   python3 - "$tmp" "kernel_tcp/-/-/$size" "$rep" "$sched" >>"$out" <<'PY'
