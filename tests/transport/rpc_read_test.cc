@@ -71,9 +71,9 @@ INSTANTIATE_TEST_SUITE_P(
     ModesAndWorlds, RpcReadUnderLoss,
     ::testing::Combine(::testing::Values(Reliability::hardware_rc, Reliability::software_uc),
                        ::testing::Values(MemoryKind::tokens, MemoryKind::bytes)),
-    [](const ::testing::TestParamInfo<ModeAndMemory>& info) {
-      return std::string(std::get<0>(info.param) == Reliability::hardware_rc ? "Rc" : "Uc") +
-             (std::get<1>(info.param) == MemoryKind::tokens ? "Tokens" : "Bytes");
+    [](const ::testing::TestParamInfo<ModeAndMemory>& param) {
+      return std::string(std::get<0>(param.param) == Reliability::hardware_rc ? "Rc" : "Uc") +
+             (std::get<1>(param.param) == MemoryKind::tokens ? "Tokens" : "Bytes");
     });
 
 TEST(RpcRead, RequestsUpToTheThresholdStayMessages) {
@@ -102,8 +102,8 @@ TEST(RpcRead, ServerShortOfLandingSpaceWaits) {
 // A read request written by hand on the client's connection: its response goes to the client's
 // channel, which knows no such request.
 void send_read_request(TransportPair::Side& a, uint64_t id, const RpcReadDescriptor& d,
-                       uint64_t body_bytes = kRpcReadDescriptorBytes) {
-  world::Payload p{.length = kRpcHeaderBytes + body_bytes,
+                       uint32_t body_bytes = kRpcReadDescriptorBytes) {
+  world::Payload p{.length = static_cast<uint32_t>(kRpcHeaderBytes) + body_bytes,
                    .bytes = std::vector<std::byte>(kRpcHeaderBytes + body_bytes)};
   ASSERT_TRUE(encode_rpc_header(RpcHeader{.kind = RpcKind::read_request, .id = id}, p.bytes).ok());
   if (body_bytes >= kRpcReadDescriptorBytes) {
