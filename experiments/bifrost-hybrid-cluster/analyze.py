@@ -42,11 +42,13 @@ DCQCN = 'dcqcn = true\ndcqcn_cnp_interval = "50us"\n'
 
 
 def profiles(point, dcqcn):
-    # The incast keeps DCQCN's reaction points per QP on CX-4 too (dcqcn_reaction_groups = 0):
-    # the model its results.csv was run with, before the cx4 profile's calibrated shared
-    # reaction points, which the full mesh (the headline, mesh.py) uses. README: not rerun.
-    text = ('\n[nic.profile.cx4]\nhosts = "1..8"\ndcqcn_reaction_groups = 0\n'
-            '\n[nic.profile.cx5]\nhosts = "9..16"\n')
+    # The cx4 profile as shipped (its calibrated shared DCQCN reaction points, as in the full
+    # mesh); CX4_REACTION_GROUPS overrides it (0: one reaction point per QP, the model before).
+    groups = os.environ.get("CX4_REACTION_GROUPS", "")
+    text = '\n[nic.profile.cx4]\nhosts = "1..8"\n'
+    if groups:
+        text += f"dcqcn_reaction_groups = {groups}\n"
+    text += '\n[nic.profile.cx5]\nhosts = "9..16"\n'
     if dcqcn:
         period, counter = POINTS[point]
         text += f'dcqcn_increase_period = "{period}"\ndcqcn_increase_bytes = {counter}\n'

@@ -5,6 +5,8 @@
 # counter). First the paper's setup (a full mesh of 16 hosts at 50 Gb/s, results_mesh.csv, about
 # 3 min), then our earlier 16:1 incast (results.csv, hybrid_cluster.png, about 1 min).
 # MESH_ONLY=1 stops after the mesh; SKIP_MESH=1 runs only the incast.
+# CX4_REACTION_GROUPS=0 runs the incast with one DCQCN reaction point per QP on CX-4 (the model
+# before the cx4 profile's calibration); unset, the cx4 profile as shipped.
 #
 #   experiments/bifrost-hybrid-cluster/run.sh
 #   SEEDS=1 POINTS="same profiles" experiments/bifrost-hybrid-cluster/run.sh   # a quick look
