@@ -6,7 +6,7 @@ Runs bifrost-transport-loss at the paper's setup (run.sh's `paper_setup`) for ea
 the same without loss, and the same with Swift's multiplicative decrease on loss (`--cc
 swift-md`) instead of the paper's window-to-minimum. Writes results_paper_trace.csv: goodput
 (Gb/s of 25) of the three, the loss counters, and from the trace the cuts to the minimum window,
-the time between them, the time-weighted mean window and the share of time below 16 KB.
+the time between them, the time-weighted mean window and the shares of time below 16 and 64 KB.
 
   experiments/bifrost-loss-throughput/paper_trace.py BUILD_DIR [OUT_CSV]
 Environment: DURATION_US (200000, as run.sh), LOSS (0.0009765625)."""
@@ -40,14 +40,16 @@ def window_stats(path):
         return {}
     span = rows[-1][0] - rows[0][0]
     area = sum((t1 - t0) * w0 for (t0, w0), (t1, _) in zip(rows, rows[1:]))
-    small = sum(t1 - t0 for (t0, w0), (t1, _) in zip(rows, rows[1:]) if w0 < 16384)
+    below = lambda limit: sum(  # noqa: E731
+        t1 - t0 for (t0, w0), (t1, _) in zip(rows, rows[1:]) if w0 < limit)
     cuts = [i for i in range(1, len(rows)) if rows[i][1] <= MIN_WINDOW < rows[i - 1][1]]
     peaks = [rows[i - 1][1] for i in cuts]
     return {"cuts_to_min": len(cuts),
             "us_between_cuts": f"{span / len(cuts):.1f}" if cuts else "",
             "mean_window_kb": f"{area / span / 1024:.1f}",
             "window_before_cut_kb": f"{sum(peaks) / len(peaks) / 1024:.1f}" if peaks else "",
-            "time_below_16kb": f"{small / span:.2f}"}
+            "time_below_16kb": f"{below(16384) / span:.2f}",
+            "time_below_64kb": f"{below(65536) / span:.2f}"}
 
 
 def main():
