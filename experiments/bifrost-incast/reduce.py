@@ -27,5 +27,8 @@ text = open(stdout).read()
 retx = re.search(r"(\d+) WQEs retransmitted", text).group(1)
 timeouts, probes, failovers = re.search(
     r"(\d+) timeouts, (\d+) tail probes, (\d+) failovers", text).groups()
+spurious, refuted = re.search(
+    r"(\d+) spurious timeouts, (\d+) failovers of live paths", text).groups()
 print(f"{prefix},{float(loop['goodput_gbps']):.2f},{link:.2f},{loop['window_drops']},"
-      f"{window_oos},{summary['drops']['total']},{oos},{retx},{timeouts},{probes},{failovers}")
+      f"{window_oos},{summary['drops']['total']},{oos},{retx},{timeouts},{probes},{failovers},"
+      f"{spurious},{refuted}")

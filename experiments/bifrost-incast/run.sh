@@ -10,7 +10,8 @@
 #   CLIENTS="30" experiments/bifrost-incast/run.sh    # one point
 #   SETUP=sensitivity experiments/bifrost-incast/run.sh
 #     # the named sensitivity rows (sensitivity.csv): 8 QPs per client at the paper's rates,
-#     # the paper's setup with a 4 ms minimum RTO, and the earlier 100 Gb/s, 8-QP, 4 MB sweep
+#     # the paper's setup with a 4 ms minimum RTO, the earlier 100 Gb/s, 8-QP, 4 MB sweep, the
+#     # paper's setup before the 2026-11-27 failover and late-ACK fixes, and with a staggered start
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 setup="${SETUP:-paper}"
@@ -25,21 +26,22 @@ build_sim
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 if [ "$setup" = paper ]; then out="${OUT:-$here/results.csv}"; else out="${OUT:-$here/sensitivity.csv}"; fi
-echo "series,clients,qps_per_client,ratio,rate,mtu,unit,send_threshold,buffer,goodput_gbps,link_gbps,window_drops,window_oos,drops,oos,retransmitted_wqes,timeouts,tail_probes,failovers" >"$out"
+echo "series,clients,qps_per_client,ratio,rate,mtu,unit,send_threshold,buffer,goodput_gbps,link_gbps,window_drops,window_oos,drops,oos,retransmitted_wqes,timeouts,tail_probes,failovers,spurious_timeouts,failovers_refuted" >"$out"
 
 # One point: series label, clients, rate, MTU, profile, unit, send threshold, threads, depth,
-# extra scenario lines. The whole run, then the same run stopped at the end of the warm-up
+# extra scenario lines ([transport] keys or a [switch] table), extra closed_loop keys. The
+# whole run, then the same run stopped at the end of the warm-up
 # (the simulation is deterministic, so its warm-up is the same): the window's OOS is the
 # difference of the two NIC totals.
 point() {
   local label=$1 n=$2 rate=$3 mtu=$4 profile=$5 unit=$6 threshold=$7 threads=$8 depth=$9
-  local extra=${10:-} buffer=12MB
+  local extra=${10:-} workload_extra=${11:-} buffer=12MB
   [[ "$extra" != *'"4MB"'* ]] || buffer=4MB
   for duration in "$run" "$warmup"; do
     sed -e "s/@CLIENTS@/$n/" -e "s/@HOSTS@/$((n + 1))/" -e "s/@RATE@/$rate/" -e "s/@MTU@/$mtu/" \
       -e "s/@PROFILE@/$profile/" -e "s/@UNIT@/$unit/" -e "s/@THRESHOLD@/$threshold/" \
       -e "s/@THREADS@/$threads/" -e "s/@DEPTH@/$depth/" -e "s/@DURATION@/$duration/" -e "s/@RUN@/$run/" -e "s/@WARMUP@/$warmup/" \
-      -e "s|@EXTRA@|$extra|" "$here/scenario.toml.in" | sed 's/\\n/\n/g' >"$tmp/s.toml"
+      -e "s|@EXTRA@|$extra|" -e "s|@WORKLOAD_EXTRA@|$workload_extra|" "$here/scenario.toml.in" | sed 's/\\n/\n/g' >"$tmp/s.toml"
     echo "== $label: $n clients x $threads QPs x depth $depth ($((n * threads * depth)):1), $duration" >&2
     "$tool" run "$tmp/s.toml" --out "$tmp/o$duration" --quiet >"$tmp/stdout$duration" \
       2>"$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
@@ -70,6 +72,19 @@ else
   # default, a 4 MB buffer) at its largest point.
   point old100g_unit4k 96 100Gbps 4096 default 4KiB 16KiB 8 8 '[switch]\nbuffer = "4MB"'
   point old100g_unit1k 96 100Gbps 4096 default 1KiB 16KiB 8 8 '[switch]\nbuffer = "4MB"'
+  # 60 ms runs (20 ms warm-up), 30 clients: the paper's setup as the headline runs it, then
+  # before the fixes of 2026-11-27 (a late ACK of a WQE declared lost gave no RTT sample, and
+  # every timeout without new data counted towards a failover), and with the threads' starts
+  # spread over 5 ms instead of all at t = 0 (real clients are threads on 30 machines; the
+  # paper does not say how they start).
+  before='rtt_from_late_acks = false\nfailover_needs_silence = false'
+  for unit in 4KiB 1KiB; do
+    u=${unit%iB}; u=${u,,}
+    run=60ms warmup=20ms point "paper60ms_unit$u" 30 50Gbps 1024 paper "$unit" 16KiB 64 1
+    run=60ms warmup=20ms point "before_unit$u" 30 50Gbps 1024 paper "$unit" 16KiB 64 1 "$before"
+    run=60ms warmup=20ms point "stagger5ms_unit$u" 30 50Gbps 1024 paper "$unit" 16KiB 64 1 '' \
+      'start_spread = "5ms"'
+  done
 fi
 column -s, -t "$out" >&2
 [ -n "${OUT:-}" ] || [ "$setup" != paper ] || /usr/bin/python3 "$here/plot.py" "$out" "$here/incast.png"

@@ -16,12 +16,27 @@ ClosedLoop::ClosedLoop(EventKernel& kernel, TransportFlows& transport, const Clo
   outstanding_.assign(spec.loop.clients.size() * spec.loop.threads, 0);
   result_.window_start = spec.loop.start + spec.loop.warmup;
   result_.window_end = end();
-  kernel_.at(spec.loop.start, [this] {
+  const auto start_thread = [this](uint32_t t) {
+    for (uint32_t i = 0; i < spec_.loop.depth; ++i) issue(t);
+  };
+  const bool spread = spec.loop.start_spread > Time::zero();
+  kernel_.at(spec.loop.start, [this, spread, start_thread] {
     started_ = true;
-    for (uint32_t t = 0; t < outstanding_.size(); ++t) {
-      for (uint32_t i = 0; i < spec_.loop.depth; ++i) issue(t);
-    }
+    if (spread) return;
+    for (uint32_t t = 0; t < outstanding_.size(); ++t) start_thread(t);
   });
+  if (!spread) return;
+  for (uint32_t t = 0; t < outstanding_.size(); ++t) {
+    kernel_.at(thread_start(t), [t, start_thread] { start_thread(t); });
+  }
+}
+
+Time ClosedLoop::thread_start(uint32_t thread) const {
+  if (spec_.loop.start_spread <= Time::zero()) return spec_.loop.start;
+  constexpr double kGolden = 0.6180339887498949;
+  const double x = static_cast<double>(thread) * kGolden;
+  const double fraction = x - static_cast<double>(static_cast<uint64_t>(x));
+  return spec_.loop.start + Time::from_seconds(spec_.loop.start_spread.seconds() * fraction);
 }
 
 bool ClosedLoop::finished() const {

@@ -320,6 +320,8 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
   tc.line_rate_bps =
       static_cast<uint64_t>(scenario::link_class_rate(sc.topology, "host").bits_per_second());
   tc.min_rto = t.min_rto;
+  tc.rtt_from_late_acks = t.rtt_from_late_acks;
+  tc.failover_needs_silence = t.failover_needs_silence;
   tc.ack_timer = t.ack_timer;
   tc.ack_every_wqes = t.ack_every_wqes;
   tc.ack_every_bytes = static_cast<uint32_t>(t.ack_every_bytes.count());

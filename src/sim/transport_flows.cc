@@ -436,6 +436,8 @@ TransportTotals TransportFlows::totals() const {
       t.timeouts += s.timeouts;
       t.tail_probes += s.tail_probes;
       t.failovers += s.failovers;
+      t.spurious_timeouts += s.spurious_timeouts;
+      t.failovers_refuted += s.failovers_refuted;
       t.duplicates += half->receiver_stats().duplicates;
     }
   }

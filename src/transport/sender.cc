@@ -507,6 +507,7 @@ Sender::InFlight& Sender::record(Kind kind, uint64_t key, uint32_t bytes, const 
   wqe.key = key;
   if (again != nullptr) wqe.out_since = again->out_since;
   wqe.posted_at = stats_.bytes_posted;
+  if (connection_.has_primary()) wqe.qp_num = connection_.primary().qp_num();
   if (config_.reliability == Reliability::hardware_rc) {
     // RC completes at the ACK, so the RTT would include the time the WQE waited in the NIC
     // behind earlier ones. Like RoGUE, start it when the WQE's last byte is estimated to leave:

@@ -16,6 +16,7 @@
 #include "bifrost/transport/reliability/rto_clock.h"
 #include "bifrost/transport/reliability/selective_window.h"
 #include "bifrost/transport/reliability/tail_probe.h"
+#include "bifrost/transport/reliability/verdict_ledger.h"
 #include "bifrost/transport/rtt/rtt_estimator.h"
 #include "bifrost/transport/wire/send_header.h"
 #include "bifrost/transport/wire/write_imm.h"
@@ -145,6 +146,7 @@ class Sender {
     // unacknowledged on the wire, whatever copy is out now. Unset while no copy has left: time
     // queued in the sender's NIC is no time in which data can be lost.
     std::optional<Time> out_since;
+    uint32_t qp_num = 0;     // the QP it was posted on
     bool completed = false;  // the NIC reported the send completion (t1 is known)
     bool hinted = false;     // carried the hint bit: its ACK is due one RTT after it left
     bool done = false;       // acknowledged or declared lost
@@ -216,7 +218,7 @@ class Sender {
   InFlight& record(Kind kind, uint64_t key, uint32_t bytes, const Retransmit* again = nullptr);
   // Adds an RTT sample of `wqe` to the estimator; what the CC may see of it (nothing while
   // the sample is held off after a rate change).
-  std::optional<Time> add_rtt_sample(const InFlight& wqe, Time rtt);
+  std::optional<Time> add_rtt_sample(uint64_t posted_at, Time rtt);
   // ACK SENDs on the data QP carry this bit in their wr_id beside their staging slot: global
   // numbers, the other wr_ids, start at 1 and never reach it.
   static constexpr uint64_t kAckWr = uint64_t{1} << 63;
@@ -268,7 +270,15 @@ class Sender {
     return next_send_number_ - ((next_send_number_ - send_number) & 0xFFFF'FFFFu);
   }
   void acknowledge(InFlight& wqe);
-  void declare_lost(InFlight& wqe);
+  // `by_timeout`: the number of the timeout (stats_.timeouts) that declared it, 0 for another
+  // verdict (a gap in the ACKs, a tail probe, an error completion).
+  void declare_lost(InFlight& wqe, uint64_t by_timeout = 0);
+  // An ACK named a transmission that QP `qp_num` carried: that QP's path delivers.
+  void on_carrier_answered(uint32_t qp_num);
+  // A late ACK of a WQE declared lost (its verdict was wrong): counts it, and if it is the
+  // ACK's timing entry returns its RTT sample (eq. (1): the transmission is unambiguous).
+  std::optional<Time> on_refuted(const LostVerdict& verdict, bool timing_entry, const SoftAck& ack,
+                                 Time ack_received_nic_time);
   void release_posted(const InFlight& wqe);
   void try_finish(OutMessage& m);
   // Large: frees the write request's slot once the grant came and no request WQE reads it.
@@ -332,6 +342,11 @@ class Sender {
   // starts here, not at the window's front.
   uint64_t lost_below_ = 0;
   RtoClock rto_clock_;
+  VerdictLedger verdicts_;             // the last WQEs declared lost (software_uc)
+  uint64_t last_refuted_timeout_ = 0;  // the newest timeout counted in spurious_timeouts
+  // The QP the last UC failover gave up, until an ACK shows its path delivered or another
+  // failover comes (failovers_refuted).
+  std::optional<uint32_t> given_up_qp_;
   world::TimerId timer_;
   world::TimerId probe_;
   TailProbe tail_probe_;  // when a tail probe may be armed, and its delay

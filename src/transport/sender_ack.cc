@@ -89,11 +89,11 @@ uint32_t Sender::acknowledge_write_units(uint64_t write_seq, uint32_t from, uint
   return resume;
 }
 
-std::optional<Time> Sender::add_rtt_sample(const InFlight& wqe, Time rtt) {
+std::optional<Time> Sender::add_rtt_sample(uint64_t posted_at, Time rtt) {
   rtt_.add(rtt);
   ++stats_.rtt_samples;
   if (rtt_observer_) rtt_observer_(rtt);
-  if (wqe.posted_at < rtt_holdoff_until_) {
+  if (posted_at < rtt_holdoff_until_) {
     ++stats_.rtt_samples_held_off;
     return std::nullopt;
   }
@@ -123,8 +123,9 @@ void Sender::on_send_completion(const rnic::WorkCompletion& wc) {
     if (ok) {
       // RC: the NIC's completion is the acknowledgement; the RTT runs from posting to it.
       const std::optional<Time> rtt = add_rtt_sample(
-          *wqe, rtt_sample(wc.sent_timestamp != Time::zero() ? wc.sent_timestamp : wqe->t1_posted,
-                           wc.hw_timestamp, Time::zero()));
+          wqe->posted_at,
+          rtt_sample(wc.sent_timestamp != Time::zero() ? wc.sent_timestamp : wqe->t1_posted,
+                     wc.hw_timestamp, Time::zero()));
       rto_clock_.on_progress(scheduler_.now());
       cc_->on_ack(AckEvent{.now = scheduler_.now(), .acked_bytes = wqe->bytes, .rtt = rtt});
       acknowledge(*wqe);
@@ -161,13 +162,22 @@ void Sender::on_ack(const SoftAck& ack, Time ack_received_nic_time) {
     InFlight* wqe = global ? window_.find(*global) : nullptr;
     const bool stale = wqe == nullptr || wqe->done;
     if (global) tail_probe_.on_ack_entry(*global, !stale);
+    const std::optional<LostVerdict> refuted =
+        stale && global ? verdicts_.take(*global) : std::nullopt;
+    if (wqe != nullptr || refuted)
+      on_carrier_answered(wqe != nullptr ? wqe->qp_num : refuted->qp_num);
     if (stale) {
       ++stats_.stale_acks;
+      if (refuted) {
+        const std::optional<Time> late =
+            on_refuted(*refuted, i == ack.timing_entry, ack, ack_received_nic_time);
+        if (late) sample = late;
+      }
       continue;
     }
     if (i == ack.timing_entry && wqe->completed) {
       sample = add_rtt_sample(
-          *wqe, rtt_sample(wqe->t1, ack_received_nic_time, Time::ns(ack.ack_delay_ns)));
+          wqe->posted_at, rtt_sample(wqe->t1, ack_received_nic_time, Time::ns(ack.ack_delay_ns)));
       if (wqe->hinted) tail_probe_.on_hinted_ack_delay(Time::ns(ack.ack_delay_ns));
     }
     acked_bytes += wqe->bytes;
@@ -235,9 +245,16 @@ void Sender::acknowledge(InFlight& wqe) {
   try_finish(m);
 }
 
-void Sender::declare_lost(InFlight& wqe) {
+void Sender::declare_lost(InFlight& wqe, uint64_t by_timeout) {
   window_.settle(wqe);
   rto_clock_.on_loss();
+  if (config_.reliability == Reliability::software_uc && wqe.completed) {
+    verdicts_.add(LostVerdict{.global = wqe.global,
+                              .t1 = wqe.t1,
+                              .posted_at = wqe.posted_at,
+                              .qp_num = wqe.qp_num,
+                              .timeout = by_timeout});
+  }
   const OutMessage* m = wqe.kind == Kind::reply ? nullptr : messages_.find(wqe.key);
   const bool rc_one_sided =
       config_.reliability == Reliability::hardware_rc && m != nullptr && m->op != Op::message;
@@ -345,8 +362,14 @@ void Sender::on_timer() {
   loss_estimate_.on_lost();
   timeout_resend_due_ = declare_timed_out(now, rtt_.rto(config_.min_rto)) > 0;
   cc_->on_timeout(now);
-  const uint32_t timeouts_in_a_row = rto_clock_.on_timeout(now);
-  if (timeouts_in_a_row % kTimeoutsBeforeFailover == 0 && connection_.has_primary()) {
+  rto_clock_.on_timeout(now);
+  // The path is given up only after timeouts with no ACK at all for anything the QP carried
+  // (RtoClock::silent_timeouts): late ACKs of WQEs declared lost say it is queued, not dead.
+  const uint32_t evidence = config_.failover_needs_silence ? rto_clock_.silent_timeouts()
+                                                           : rto_clock_.timeouts_in_a_row();
+  if (evidence % kTimeoutsBeforeFailover == 0 && evidence > 0 && connection_.has_primary()) {
+    given_up_qp_ = connection_.primary().qp_num();
+    rto_clock_.on_failover();
     count_failover(connection_.fail_over());
   }
   pump();
@@ -365,13 +388,37 @@ uint32_t Sender::declare_timed_out(Time now, Time age) {
   uint32_t declared = 0;
   window_.for_each_open([&](InFlight& wqe) {
     if (wqe.completed && wqe.out_since && now - *wqe.out_since >= age) {
-      declare_lost(wqe);
+      declare_lost(wqe, stats_.timeouts);
       ++declared;
     } else {
       ++stats_.timeout_spared;
     }
   });
   return declared;
+}
+
+void Sender::on_carrier_answered(uint32_t qp_num) {
+  if (connection_.has_primary() && connection_.primary().qp_num() == qp_num) {
+    rto_clock_.on_answer();
+  }
+  if (given_up_qp_ == qp_num) {
+    ++stats_.failovers_refuted;
+    given_up_qp_.reset();
+  }
+}
+
+std::optional<Time> Sender::on_refuted(const LostVerdict& verdict, bool timing_entry,
+                                       const SoftAck& ack, Time ack_received_nic_time) {
+  ++stats_.verdicts_refuted;
+  if (verdict.timeout > last_refuted_timeout_) {
+    ++stats_.spurious_timeouts;
+    last_refuted_timeout_ = verdict.timeout;
+  }
+  if (!timing_entry || !config_.rtt_from_late_acks) return std::nullopt;
+  // The transmission is unambiguous (A.1.1), so its late ACK measures the queue that made the
+  // verdict wrong: without it srtt would never learn a queue longer than the RTO.
+  return add_rtt_sample(verdict.posted_at,
+                        rtt_sample(verdict.t1, ack_received_nic_time, Time::ns(ack.ack_delay_ns)));
 }
 
 void Sender::arm_tail_probe(uint64_t global) {

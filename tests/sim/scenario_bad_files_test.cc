@@ -289,7 +289,8 @@ constexpr BadFile kBadFiles[] = {
     {"bad_transport_key_for_uc.toml",
      "bad_transport_key_for_uc.toml:10:1: transport: unknown key \"rc_retry_cnt\" for kind "
      "\"bifrost-uc\"; valid keys: kind, profile, cc, chunking, unit_size, max_chunk, "
-     "chunk_loss_budget, send_threshold, base_rtt, min_rto, ack_timer, ack_every_wqes, "
+     "chunk_loss_budget, send_threshold, base_rtt, min_rto, rtt_from_late_acks, "
+     "failover_needs_silence, ack_timer, ack_every_wqes, "
      "ack_every_bytes, hint_when_idle, backup_qps, ack_path, ack_priority, "
      "completion_cost"},
     {"bad_transport_ack_priority_on_data_qp.toml",

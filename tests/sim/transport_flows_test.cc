@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -146,6 +147,50 @@ TEST(ClosedLoop, KeepsExactlyDepthOutstandingPerThread) {
       if (other.src == q.src && other.start <= q.start && o.finish > q.start) ++in_flight;
     }
     ASSERT_EQ(in_flight, spec.loop.threads * spec.loop.depth) << "request " << q.id;
+  }
+}
+
+// start_spread: each thread's first requests go at its own instant within the spread, every
+// client's threads all over it; without one, every thread at `start`.
+TEST(ClosedLoop, AStartSpreadStaggersTheThreadsFirstRequests) {
+  for (const Time spread : {Time::zero(), Time::us(100)}) {
+    SCOPED_TRACE(spread.microseconds());
+    Bench b(star(3, "2MB"), transport::Reliability::software_uc);
+    ClosedLoopSpec spec;
+    spec.loop.clients = {1, 2};
+    spec.loop.threads = 8;
+    spec.loop.size = Bytes(4 << 20);  // none completes within the spread
+    spec.loop.start = Time::us(10);
+    spec.loop.duration = Time::us(300);
+    spec.loop.start_spread = spread;
+    std::vector<workload::Flow> requests;
+    ClosedLoop loop(b.kernel, *b.flows, spec, requests);
+    b.kernel.run_until(spec.loop.start + spread);
+    ASSERT_EQ(requests.size(), 16u);  // every thread's first request, no second yet
+    std::multiset<int64_t> instants;
+    for (uint32_t t = 0; t < loop.thread_count(); ++t) {
+      const Time at = loop.thread_start(t);
+      EXPECT_GE(at, spec.loop.start);
+      EXPECT_LE(at, spec.loop.start + spread);
+      instants.insert(at.picoseconds());
+    }
+    std::multiset<int64_t> issued;
+    for (const auto& q : requests) issued.insert(q.start.picoseconds());
+    EXPECT_EQ(issued, instants);
+    const std::set<int64_t> distinct(instants.begin(), instants.end());
+    if (spread == Time::zero()) {
+      EXPECT_EQ(distinct.size(), 1u);
+      continue;
+    }
+    EXPECT_EQ(distinct.size(), 16u);
+    // Both clients' threads reach into both halves of the spread.
+    for (uint32_t client = 0; client < 2; ++client) {
+      bool early = false, late = false;
+      for (uint32_t t = client * 8; t < client * 8 + 8; ++t) {
+        (loop.thread_start(t) < spec.loop.start + spread / 2 ? early : late) = true;
+      }
+      EXPECT_TRUE(early && late) << "client " << client;
+    }
   }
 }
 

@@ -22,6 +22,17 @@ TransportPairConfig random_lossy_config(RandomStream& r, uint64_t seed, Reliabil
   return c;
 }
 
+TransportPairConfig lossless_paper_hint() {
+  TransportPairConfig c;
+  c.wire.delay = Time::us(2);
+  c.transport.hint_when_idle = false;
+  return c;
+}
+
+bool is_uc_send(const world::Packet& p) {
+  return p.roce.bth.opcode == wire::Opcode::kUcSendOnly;
+}
+
 TransportPairConfig control_test_config(Reliability reliability) {
   TransportPairConfig c;
   c.wire.delay = Time::us(2);

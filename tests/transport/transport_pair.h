@@ -20,6 +20,13 @@ using TransportPairConfig = sim::TransportPairConfig;
 TransportPairConfig random_lossy_config(RandomStream& r, uint64_t seed, Reliability reliability,
                                         double max_loss);
 
+// For loss-recovery tests: a lossless 2 us wire and A.1.2's hint (hint_when_idle off: no tail
+// probe, so only the retransmission timer finds a lost tail).
+TransportPairConfig lossless_paper_hint();
+
+// A UC SEND of one packet (a small message or a piece), the kind these tests drop.
+bool is_uc_send(const world::Packet& p);
+
 // For control-message tests: a 2 us wire and requests repeated every 200 us.
 TransportPairConfig control_test_config(Reliability reliability);
 

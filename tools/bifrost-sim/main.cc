@@ -48,6 +48,10 @@ void print_summary(const bifrost::sim::RunSummary& s, const std::string& out) {
         s.transport.connections, s.transport.messages, s.transport.chunks,
         s.transport.retransmitted_wqes, s.transport.losses_detected, s.transport.timeouts,
         s.transport.tail_probes, s.transport.failovers, s.transport.duplicates);
+    fmt::print(
+        "Bifröst verdicts refuted by a late ACK: {} spurious timeouts, {} failovers of live "
+        "paths\n",
+        s.transport.spurious_timeouts, s.transport.failovers_refuted);
     if (s.transport.receive_wait_max > bifrost::Time::zero()) {
       fmt::print(
           "host completion cost: {} receive completions waited {:.2f} us on average, {:.2f} us at "

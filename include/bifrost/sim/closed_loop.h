@@ -53,6 +53,10 @@ class ClosedLoop {
   // Requests a thread has outstanding now; thread = client position * threads + thread index.
   uint32_t outstanding(uint32_t thread) const { return outstanding_[thread]; }
   uint32_t thread_count() const { return static_cast<uint32_t>(outstanding_.size()); }
+  // When `thread` issues its first requests: start, or with a start_spread, start + spread x
+  // frac(thread x 0.618...) (the golden-ratio sequence: every client's threads fall all over
+  // the spread, deterministically, none two at the same instant).
+  Time thread_start(uint32_t thread) const;
   const ClosedLoopSpec& spec() const { return spec_; }
   ClosedLoopResult result() const;
 

@@ -88,6 +88,9 @@ struct TransportTotals {
   uint64_t tail_probes = 0;
   uint64_t failovers = 0;
   uint64_t duplicates = 0;  // suppressed at the receivers
+  // Bifröst's verdicts proved wrong by a late ACK (SenderStats): timeouts, failovers.
+  uint64_t spurious_timeouts = 0;
+  uint64_t failovers_refuted = 0;
   // The endpoints' receive completions and their wait before being handled (EndpointStats;
   // nonzero only with a modelled completion cost).
   uint64_t receive_completions = 0;

@@ -79,6 +79,16 @@ struct TransportConfig {
   bool hint_last_two = true;
   // Software retransmission timeout: max(min_rto, srtt + 4 rttvar).
   Time min_rto = Time::us(500);
+  // true: the late ACK of a WQE declared lost (a timeout, a probe, a gap) still gives an RTT
+  // sample: every transmission has its own global number, so the sample is exact (A.1.1), and
+  // it is the one that measures the queue which made the verdict wrong. false: such an ACK is
+  // stale and ignored, and srtt cannot learn a queue longer than the RTO (Fig. 9's start).
+  bool rtt_from_late_acks = true;
+  // true: a UC primary is given up after 3 timeouts in a row with no ACK at all for anything it
+  // carried (RtoClock::silent_timeouts; a late ACK of a WQE declared lost proves the path
+  // delivers). false: after 3 timeouts in a row without new data acknowledged, which failed
+  // over thousands of queued, healthy QPs in Fig. 9's incast (experiments/bifrost-incast).
+  bool failover_needs_silence = true;
   // true: the tail probe learns from its outcome (reliability/tail_probe.h). Once a probe has
   // proved needed (the ACK of its copy came, none of the original), it waits 2 srtt + the
   // receiver's delay in acknowledging hinted WQEs as the ACKs report it (eq. (1)'s T3' - T2,
@@ -95,12 +105,12 @@ struct TransportConfig {
   uint64_t arena_bytes = 16 * 1024 * 1024;  // where large messages land
   uint32_t backup_qps = 2;                  // pre-connected, beside the primary
 
-  // Background reconnect (A.3): a primary QP given up (RC: retries exhausted; UC: 3 timeouts in
-  // a row) is replaced by a fresh QP with a new first PSN and a new UDP source port, so ECMP
-  // hashes it onto another path; the peers agree on the new pair by control messages on the UD
-  // QP, the request repeated every reconnect_interval, at most reconnect_attempts times. Off: a
-  // failed RC QP stays failed and a UC primary rejoins the rotation unchanged. Remote-parameter
-  // requests (Connection::set_remote_parameter) are repeated on the same schedule.
+  // Background reconnect (A.3): a primary QP given up (RC: retries exhausted; UC: 3 silent
+  // timeouts in a row, above) is replaced by a fresh QP with a new first PSN and a new UDP source
+  // port, so ECMP hashes it onto another path; the peers agree on the new pair by control messages
+  // on the UD QP, the request repeated every reconnect_interval, at most reconnect_attempts times.
+  // Off: a failed RC QP stays failed and a UC primary rejoins the rotation unchanged.
+  // Remote-parameter requests (Connection::set_remote_parameter) are repeated on the same schedule.
   bool reconnect = true;
   Time reconnect_interval = Time::ms(1);
   uint32_t reconnect_attempts = 10;

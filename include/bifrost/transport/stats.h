@@ -36,6 +36,13 @@ struct SenderStats {
   uint64_t ecn_echoes = 0;            // ACKs that said some WQE they acknowledge was CE-marked
   uint64_t pacing_updates = 0;        // rates (or "unlimited") put on a QP's NIC rate limiter
   uint64_t failovers = 0;             // primary QP replaced by a backup
+  // Verdicts an ACK proved wrong (software_uc): WQEs declared lost whose own transmission was
+  // acknowledged later (queued, not lost); the timeouts with at least one such WQE; and the
+  // failovers after which an ACK arrived for something the given-up QP had carried (its path
+  // delivered: the QP was queued, not dead).
+  uint64_t verdicts_refuted = 0;
+  uint64_t spurious_timeouts = 0;
+  uint64_t failovers_refuted = 0;
   // The stall of the last failover: from giving up the primary QP (a backup promoted, or
   // none left and a reconnect under way) to the first acknowledgement after it. It includes
   // the QP transition the device models (rnic::QpTransitionCosts): ~60 us to activate a

@@ -15,7 +15,7 @@ namespace {
 constexpr std::array<std::string_view, 7> kKinds = {
     "rc", "uc", "bifrost-uc", "bifrost-rc", "rogue-rc", "rogue-uc", "virtuoso"};
 // The keys of both Bifröst kinds, then each kind's own.
-constexpr std::array<std::string_view, 15> kBifrostKeys = {"kind",
+constexpr std::array<std::string_view, 17> kBifrostKeys = {"kind",
                                                            "profile",
                                                            "cc",
                                                            "chunking",
@@ -25,6 +25,8 @@ constexpr std::array<std::string_view, 15> kBifrostKeys = {"kind",
                                                            "send_threshold",
                                                            "base_rtt",
                                                            "min_rto",
+                                                           "rtt_from_late_acks",
+                                                           "failover_needs_silence",
                                                            "ack_timer",
                                                            "ack_every_wqes",
                                                            "ack_every_bytes",
@@ -218,6 +220,8 @@ TransportSpec parse_transport(const TableReader& r, const NicConfig& nic) {
   chunk_sizes(r, t);
   if (auto base_rtt = r.positive_time("base_rtt")) t.base_rtt = *base_rtt;
   if (auto min_rto = r.positive_time("min_rto")) t.min_rto = *min_rto;
+  if (auto late = r.boolean("rtt_from_late_acks")) t.rtt_from_late_acks = *late;
+  if (auto silence = r.boolean("failover_needs_silence")) t.failover_needs_silence = *silence;
   ack_coalescing(r, t);
   if (auto path = r.choice("ack_path", kAckPaths)) t.acks_on_data_qp = *path == "data_qp";
   if (auto priority = r.boolean("ack_priority")) t.ack_priority = *priority;

@@ -36,8 +36,8 @@ std::vector<std::string_view> keys_for(std::string_view kind) {
   } else if (kind == "all_to_all" || kind == "permutation") {
     add({"priority", "hosts", "size", "start", "jitter"});
   } else if (kind == "closed_loop") {
-    add({"priority", "clients", "server", "threads", "depth", "size", "start", "duration",
-         "warmup"});
+    add({"priority", "clients", "server", "threads", "depth", "size", "start", "duration", "warmup",
+         "start_spread"});
   } else if (kind == "probe") {
     add({"priority", "src", "dst", "interval", "start", "stop"});
   } else {
@@ -163,6 +163,10 @@ ClosedLoopWorkload closed_loop(const TableReader& r, uint64_t hosts,
   w.warmup = not_negative_time(r, "warmup");
   if (w.warmup >= w.duration) {
     r.fail("warmup", "must be shorter than duration: it is the first part of it");
+  }
+  w.start_spread = not_negative_time(r, "start_spread");
+  if (w.start_spread >= w.duration) {
+    r.fail("start_spread", "must be shorter than duration: every thread starts within it");
   }
   return w;
 }

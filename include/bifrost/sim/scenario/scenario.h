@@ -181,6 +181,9 @@ struct ClosedLoopWorkload {
   Time start;
   Time duration;
   Time warmup;  // goodput counts requests completed from start + warmup on
+  // Threads start spread over [start, start + start_spread) instead of all at `start`
+  // (sim::ClosedLoop::thread_start); zero: all together.
+  Time start_spread;
 };
 
 // A latency probe (RoGUE's Fig. 11): from `start` until `stop`, host `src` posts a signaled
@@ -375,6 +378,9 @@ struct TransportSpec {
   Bytes send_threshold{32 * 1024};  // messages up to this go by SEND
   Time base_rtt = Time::us(50);
   Time min_rto = Time::us(500);
+  // TransportConfig::rtt_from_late_acks and failover_needs_silence.
+  bool rtt_from_late_acks = true;
+  bool failover_needs_silence = true;
   Time ack_timer = Time::us(120);
   // ACK coalescing (TransportConfig::ack_every_wqes / ack_every_bytes / hint_when_idle).
   uint32_t ack_every_wqes = 32;

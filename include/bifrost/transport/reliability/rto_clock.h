@@ -2,6 +2,14 @@
 // When a sender's retransmission timeout falls due: the time of its last progress, and the
 // exponential backoff over consecutive timeouts. The caller owns the timer itself (and the RTT
 // estimate `base` that the timeout scales); this is only the arithmetic and its state.
+//
+// It also counts the *silent* timeouts, the evidence for giving up a QP's path: consecutive
+// timeouts with no ACK at all for anything the QP carried. A late ACK that acknowledges
+// nothing new (its WQE was already declared lost) ends the backoff's reason no less than a
+// fresh one ends the path's: the path delivers, it is only queued. That is what a NIC's RC
+// retry counter counts (any response resets it), the paper's rule for RC (§3.4.2 B: "two retry
+// times"); counting every timeout without new data instead failed over thousands of healthy
+// QPs in Fig. 9's incast, whose start queues ~1 ms behind a 500 us RTO (bifrost-incast).
 #include <algorithm>
 #include <cstdint>
 
@@ -32,11 +40,17 @@ class RtoClock {
   void on_acked(Time now) {
     on_progress(now);
     timeouts_in_a_row_ = 0;
+    silent_timeouts_ = 0;
   }
+  // An ACK named something the current QP carried, new or not: its path is alive.
+  void on_answer() { silent_timeouts_ = 0; }
+  // The QP was given up: its successor starts with no silent timeouts.
+  void on_failover() { silent_timeouts_ = 0; }
   void on_loss() { loss_unrepaired_ = true; }
   // The timeout fired: backs off and restarts the clock. Returns the consecutive timeouts.
   uint32_t on_timeout(Time now) {
     ++timeouts_in_a_row_;
+    ++silent_timeouts_;
     last_progress_ = now;
     return timeouts_in_a_row_;
   }
@@ -48,11 +62,14 @@ class RtoClock {
   bool expired(Time now, Time base) const { return now - last_progress_ >= rto(base); }
   Time last_progress() const { return last_progress_; }
   uint32_t timeouts_in_a_row() const { return timeouts_in_a_row_; }
+  // Timeouts since the current QP last answered (or took over).
+  uint32_t silent_timeouts() const { return silent_timeouts_; }
 
  private:
   uint32_t max_shift_;
   Time last_progress_;
   uint32_t timeouts_in_a_row_ = 0;
+  uint32_t silent_timeouts_ = 0;
   bool loss_unrepaired_ = false;  // WQEs declared lost since the last progress
 };
 
