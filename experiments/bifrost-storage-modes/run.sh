@@ -3,8 +3,10 @@
 # service (ESSD on EBS, cluster E: CX-5 100 Gb/s dual port): (a) single-operation latency,
 # (b) IOPS of 4 KB operations, (c) throughput of 1 MB operations, each for Read and Write,
 # normalized to ARDMA. Modes (Table 3's module choices, §4.6.3's names):
-#   ardma   the NIC alone: RC reliability, no software CC, one WRITE per message (our proxy of
-#           ARDMA: the same RPC library with Bifröst's chunking and software CC off)
+#   ardma   the NIC alone: RC reliability, no software CC, one WRITE per message up to 32 KB and
+#           an RDMA READ by the server above (§4.2.1: ARDMA "uses RDMA READ operation to transfer
+#           the large requests"; our proxy: the same RPC library with Bifröst's chunking and
+#           software CC off)
 #   hw_rc   Bifröst HW R/C: RC (hardware reliability), no software CC (hardware CC), chunking
 #   hw_r    Bifröst HW R: RC, software CC (Swift), chunking
 #   sw      Bifröst SW: UC with software reliability, software CC, chunking
@@ -27,7 +29,7 @@ ops="${OPS:-read_lat write_lat read_iops write_iops read_tput write_tput}"
 
 mode_flags() {
   case "$1" in
-    ardma) echo "--transport bifrost-rc --config paper --cc none --chunking 0" ;;
+    ardma) echo "--transport bifrost-rc --config paper --cc none --chunking 0 --read_threshold 32768" ;;
     hw_rc) echo "--transport bifrost-rc --config paper --cc none" ;;
     hw_r) echo "--transport bifrost-rc --config paper" ;;
     sw) echo "--transport bifrost-uc --config paper" ;;
