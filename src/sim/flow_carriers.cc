@@ -326,6 +326,7 @@ TransportFlowsConfig transport_flows_config(const scenario::Scenario& sc) {
   tc.ack_every_wqes = t.ack_every_wqes;
   tc.ack_every_bytes = static_cast<uint32_t>(t.ack_every_bytes.count());
   tc.hint_when_idle = t.hint_when_idle;
+  tc.tail_probe = t.tail_probe;
   tc.ack_path = t.acks_on_data_qp ? transport::AckPath::data_qp : transport::AckPath::ud;
   c.acks_in_data_class = !t.ack_priority;
   c.endpoint.completion_cost = t.completion_cost;

@@ -31,6 +31,7 @@ TransportConfig TransportConfig::paper() {
   c.cc.swift.params.loss_gate = false;  // §3.4.3: the minimum window on any drop
   c.hint_when_idle = false;
   c.hint_last_two = false;
+  c.tail_probe = false;  // the paper has no tail-loss probe: a lost tail waits for the RTO
   c.tail_probe_learns = false;
   c.chunk_loss_budget = 0;
   c.send_threshold_follows_loss = false;

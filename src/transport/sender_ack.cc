@@ -428,7 +428,10 @@ void Sender::arm_tail_probe(uint64_t global) {
   // (tail loss probe). The ack_timer term covers what eq. (1) leaves out of srtt on purpose:
   // the time the receiver takes to get to the packet and post the ACK. Without an RTT sample
   // yet, the RTO covers it.
-  if (config_.reliability != Reliability::software_uc || !rtt_.has_sample()) return;
+  if (!config_.tail_probe || config_.reliability != Reliability::software_uc ||
+      !rtt_.has_sample()) {
+    return;
+  }
   // At most one probe until an ACK acknowledges new data unless a probe proved needed
   // (TailProbe: reliability/tail_probe.h).
   if (!tail_probe_.may_arm()) return;

@@ -291,7 +291,7 @@ constexpr BadFile kBadFiles[] = {
      "\"bifrost-uc\"; valid keys: kind, profile, cc, chunking, unit_size, max_chunk, "
      "chunk_loss_budget, send_threshold, base_rtt, min_rto, rtt_from_late_acks, "
      "failover_needs_silence, ack_timer, ack_every_wqes, "
-     "ack_every_bytes, hint_when_idle, backup_qps, ack_path, ack_priority, "
+     "ack_every_bytes, hint_when_idle, tail_probe, backup_qps, ack_path, ack_priority, "
      "completion_cost"},
     {"bad_transport_ack_priority_on_data_qp.toml",
      "bad_transport_ack_priority_on_data_qp.toml:11:16: transport.ack_priority: applies to ACKs "

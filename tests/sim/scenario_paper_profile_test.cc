@@ -29,6 +29,7 @@ TEST(ScenarioPaperProfile, SeedsTheKeysWithThePapersValues) {
   EXPECT_EQ(t.ack_every_wqes, 32u);
   EXPECT_EQ(t.ack_every_bytes, Bytes(32 * 1024));
   EXPECT_FALSE(t.hint_when_idle);  // A.1.2: only the window's last WQE
+  EXPECT_FALSE(t.tail_probe);      // a lost tail waits for the RTO
   EXPECT_EQ(t.chunk_loss_budget, 0.0);
   EXPECT_FALSE(t.cc.swift.params.target_follows_min_rtt);
   EXPECT_FALSE(t.cc.swift.params.loss_gate);  // every loss cuts
@@ -36,22 +37,25 @@ TEST(ScenarioPaperProfile, SeedsTheKeysWithThePapersValues) {
   const auto d = parse(with_transport("kind = \"bifrost-uc\"\n")).transport;
   EXPECT_FALSE(d.paper_profile);
   EXPECT_TRUE(d.hint_when_idle);
+  EXPECT_TRUE(d.tail_probe);
   EXPECT_GT(d.chunk_loss_budget, 0.0);
   EXPECT_TRUE(d.cc.swift.params.target_follows_min_rtt);
   EXPECT_TRUE(d.cc.swift.params.loss_gate);
 }
 
 TEST(ScenarioPaperProfile, KeysGivenStillOverrideTheProfile) {
-  const auto t = parse(with_transport("kind = \"bifrost-rc\"\nprofile = \"paper\"\n"
-                                      "ack_timer = \"30us\"\nack_every_wqes = 8\n"
-                                      "ack_every_bytes = \"8KiB\"\nhint_when_idle = true\n"
-                                      "[transport.cc]\nkind = \"swift\"\n"
-                                      "target_follows_min_rtt = true\n"))
-                     .transport;
+  const auto t =
+      parse(with_transport("kind = \"bifrost-rc\"\nprofile = \"paper\"\n"
+                           "ack_timer = \"30us\"\nack_every_wqes = 8\n"
+                           "ack_every_bytes = \"8KiB\"\nhint_when_idle = true\ntail_probe = true\n"
+                           "[transport.cc]\nkind = \"swift\"\n"
+                           "target_follows_min_rtt = true\n"))
+          .transport;
   EXPECT_EQ(t.ack_timer, Time::us(30));
   EXPECT_EQ(t.ack_every_wqes, 8u);
   EXPECT_EQ(t.ack_every_bytes, Bytes(8 * 1024));
   EXPECT_TRUE(t.hint_when_idle);
+  EXPECT_TRUE(t.tail_probe);
   EXPECT_TRUE(t.cc.swift.params.target_follows_min_rtt);
   EXPECT_TRUE(t.cc.swift.params.loss_to_minimum);  // the profile's, not overridden
 }
@@ -82,6 +86,7 @@ TEST(ScenarioPaperProfile, TheRunBuildsTransportConfigPaper) {
   EXPECT_EQ(built.ack_every_wqes, paper.ack_every_wqes);
   EXPECT_EQ(built.ack_every_bytes, paper.ack_every_bytes);
   EXPECT_EQ(built.hint_when_idle, paper.hint_when_idle);
+  EXPECT_EQ(built.tail_probe, paper.tail_probe);
   EXPECT_EQ(built.ack_path, paper.ack_path);
   EXPECT_EQ(built.backup_qps, paper.backup_qps);
   EXPECT_EQ(built.rc_retry_cnt, paper.rc_retry_cnt);

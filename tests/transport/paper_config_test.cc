@@ -31,6 +31,7 @@ TEST(PaperConfig, DiffersFromTheProductDefaultOnlyInTheListedChoices) {
   EXPECT_NE(paper.hint_last_two, ours.hint_last_two);
   EXPECT_NE(paper.chunk_loss_budget, ours.chunk_loss_budget);
   EXPECT_NE(paper.send_threshold_follows_loss, ours.send_threshold_follows_loss);
+  EXPECT_NE(paper.tail_probe, ours.tail_probe);
   EXPECT_NE(paper.tail_probe_learns, ours.tail_probe_learns);
   EXPECT_NE(paper.cc.swift.params.target_follows_min_rtt,
             ours.cc.swift.params.target_follows_min_rtt);
@@ -40,6 +41,7 @@ TEST(PaperConfig, DiffersFromTheProductDefaultOnlyInTheListedChoices) {
   paper.hint_last_two = ours.hint_last_two;
   paper.chunk_loss_budget = ours.chunk_loss_budget;
   paper.send_threshold_follows_loss = ours.send_threshold_follows_loss;
+  paper.tail_probe = ours.tail_probe;
   paper.tail_probe_learns = ours.tail_probe_learns;
   paper.cc.swift.params.target_follows_min_rtt = ours.cc.swift.params.target_follows_min_rtt;
   paper.cc.swift.params.loss_gate = ours.cc.swift.params.loss_gate;

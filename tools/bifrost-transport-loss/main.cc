@@ -50,6 +50,7 @@ struct Options {
   std::optional<std::string> cc;
   std::optional<double> base_rtt_us;  // unset: the wire's RTT (default) or 50 us (paper)
   std::optional<double> min_rto_us;
+  std::optional<bool> tail_probe;                   // TransportConfig::tail_probe
   std::optional<bool> tail_probe_learns;            // TransportConfig::tail_probe_learns
   std::optional<bool> send_threshold_follows_loss;  // and send_threshold_follows_loss
   std::optional<bool> loss_needs_queuing;           // Swift's (SwiftParams::loss_needs_queuing)
@@ -107,6 +108,7 @@ Point run(const Options& o, const std::string& mode, uint64_t size, double loss)
   }
   if (o.loss_gate_memory) c.transport.cc.swift.params.loss_gate_memory = *o.loss_gate_memory;
   if (o.min_rto_us) c.transport.min_rto = Time::from_seconds(*o.min_rto_us * 1e-6);
+  if (o.tail_probe) c.transport.tail_probe = *o.tail_probe;
   if (o.tail_probe_learns) c.transport.tail_probe_learns = *o.tail_probe_learns;
   if (o.send_threshold_follows_loss) {
     c.transport.send_threshold_follows_loss = *o.send_threshold_follows_loss;
@@ -267,6 +269,9 @@ int main(int argc, char** argv) {
                  "swift's loss gate: delivered packets its loss rate is averaged over");
   app.add_option("--min-rto-us", o.min_rto_us,
                  "floor of the retransmission timeout; default: 500 us");
+  app.add_option("--tail-probe", o.tail_probe,
+                 "a hinted tail unacknowledged after ~2 srtt is resent (off in the paper's "
+                 "configuration: the RTO finds it); default: the configuration's");
   app.add_option("--tail-probe-learns", o.tail_probe_learns,
                  "the tail probe learns its delay and from its outcome (docs/transport.md); "
                  "default: the configuration's");

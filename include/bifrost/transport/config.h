@@ -89,6 +89,11 @@ struct TransportConfig {
   // delivers). false: after 3 timeouts in a row without new data acknowledged, which failed
   // over thousands of queued, healthy QPs in Fig. 9's incast (experiments/bifrost-incast).
   bool failover_needs_silence = true;
+  // true: a hinted WQE arms the tail-loss probe when it leaves the NIC (Sender::arm_tail_probe):
+  // if neither it nor anything after it is acknowledged within ~2 srtt, it is declared lost and
+  // resent, as TCP's tail loss probe. false: the paper's sender (§3.4.2, A.1): a lost tail is
+  // found by the RTO alone.
+  bool tail_probe = true;
   // true: the tail probe learns from its outcome (reliability/tail_probe.h). Once a probe has
   // proved needed (the ACK of its copy came, none of the original), it waits 2 srtt + the
   // receiver's delay in acknowledging hinted WQEs as the ACKs report it (eq. (1)'s T3' - T2,

@@ -15,7 +15,7 @@ namespace {
 constexpr std::array<std::string_view, 7> kKinds = {
     "rc", "uc", "bifrost-uc", "bifrost-rc", "rogue-rc", "rogue-uc", "virtuoso"};
 // The keys of both Bifröst kinds, then each kind's own.
-constexpr std::array<std::string_view, 17> kBifrostKeys = {"kind",
+constexpr std::array<std::string_view, 18> kBifrostKeys = {"kind",
                                                            "profile",
                                                            "cc",
                                                            "chunking",
@@ -31,6 +31,7 @@ constexpr std::array<std::string_view, 17> kBifrostKeys = {"kind",
                                                            "ack_every_wqes",
                                                            "ack_every_bytes",
                                                            "hint_when_idle",
+                                                           "tail_probe",
                                                            "backup_qps"};
 template <size_t N>
 constexpr std::array<std::string_view, kBifrostKeys.size() + N> bifrost_keys_and(
@@ -113,6 +114,7 @@ void apply_paper_profile(TransportSpec& t) {
   t.ack_every_wqes = 32;
   t.ack_every_bytes = Bytes(32 * 1024);
   t.hint_when_idle = false;
+  t.tail_probe = false;  // a lost tail waits for the RTO
   t.cc.kind = transport::CcKind::swift;
   t.cc.swift.params.loss_to_minimum = true;
   t.cc.swift.params.target_follows_min_rtt = false;
@@ -131,6 +133,7 @@ void ack_coalescing(const TableReader& r, TransportSpec& t) {
     t.ack_every_bytes = *bytes;
   }
   if (auto hint = r.boolean("hint_when_idle")) t.hint_when_idle = *hint;
+  if (auto probe = r.boolean("tail_probe")) t.tail_probe = *probe;
 }
 
 void rogue_keys(const TableReader& r, TransportSpec& t) {

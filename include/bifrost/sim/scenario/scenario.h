@@ -386,6 +386,7 @@ struct TransportSpec {
   uint32_t ack_every_wqes = 32;
   Bytes ack_every_bytes{32 * 1024};
   bool hint_when_idle = true;
+  bool tail_probe = true;  // TransportConfig::tail_probe
   // bifrost-uc: software ACKs as SENDs on the data QP instead of on the UD QP, and UD ACKs in
   // the data's class instead of the higher ACK class (Fig. 4(b)'s comparisons).
   bool acks_on_data_qp = false;
