@@ -20,7 +20,9 @@ schemes = [("ardma", "ARDMA (READ waits for its 67 ms QP timer)", "o-"),
            ("bifrost_uc_default_no_gate", "Bifröst UC, product default without the gate", "x--"),
            ("bifrost_uc_default_queuing", "Bifröst UC, default, 50 us base, loss needs queuing",
             "d--"),
-           ("bifrost_uc_paper_cc_none", "Bifröst UC, paper config without CC", "s:")]
+           ("bifrost_uc_paper_cc_none", "Bifröst UC, paper config without CC", "s:"),
+           ("bifrost_uc_paper_tail_probe", "Bifröst UC, paper config with our tail probe", "v:"),
+           ("bifrost_uc_paper_rto_150us", "Bifröst UC, paper config, 150 us RTO floor", "<:")]
 fig, axes = plt.subplots(1, len(losses), figsize=(5.5 * len(losses), 4), sharey=True,
                          squeeze=False)
 for ax, loss in zip(axes[0], losses):

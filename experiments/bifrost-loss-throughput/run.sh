@@ -93,6 +93,15 @@ for loss in $losses; do
     # shellcheck disable=SC2086
     bifrost _paper_cc_none --config paper --cc none --mode uc --size "$size" --loss "$loss" \
       $paper_setup >>"$out"
+    # The paper config with our tail-loss probe (as paper() had it until 2026-11-27), and with
+    # a 150 us RTO floor instead of our 500 us (the paper gives none): what a lost lone tail
+    # of the minimum window costs.
+    # shellcheck disable=SC2086
+    bifrost _paper_tail_probe --config paper --tail-probe true --mode uc --size "$size" \
+      --loss "$loss" $paper_setup >>"$out"
+    # shellcheck disable=SC2086
+    bifrost _paper_rto_150us --config paper --min-rto-us 150 --mode uc --size "$size" \
+      --loss "$loss" $paper_setup >>"$out"
   done
 done
 column -s, -t "$out" >&2
