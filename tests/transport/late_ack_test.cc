@@ -49,12 +49,23 @@ TEST(LateAck, TheLateAckOfAWqeDeclaredLostIsAnRttSample) {
   const Outcome with = after_a_first_sample(c, 1, acks_wait(Time::us(1200)));
   c.transport.rtt_from_late_acks = false;
   const Outcome without = after_a_first_sample(c, 1, acks_wait(Time::us(1200)));
-  for (const Outcome* o : {&with, &without}) {
+  c.transport.rtt_from_late_acks = true;
+  c.transport.tail_probe = false;
+  const Outcome no_probe = after_a_first_sample(c, 1, acks_wait(Time::us(1200)));
+  for (const Outcome* o : {&with, &without, &no_probe}) {
     EXPECT_EQ(o->sender.timeouts, 1u);
-    EXPECT_GE(o->sender.verdicts_refuted, 1u);  // the original's ACK came after its timeout
     EXPECT_EQ(o->sender.spurious_timeouts, 1u);
     EXPECT_EQ(o->sender.failovers, 0u);
   }
+  // The original's ACK came after its timeout. The timeout's copy is the one-unit window's last
+  // WQE, so it is hinted and arms the tail probe, which fires before the paused ACKs return:
+  // the copy is declared lost too and its late ACK refutes a second verdict.
+  for (const Outcome* o : {&with, &without}) {
+    EXPECT_EQ(o->sender.tail_probes, 1u);
+    EXPECT_EQ(o->sender.verdicts_refuted, 2u);
+  }
+  EXPECT_EQ(no_probe.sender.tail_probes, 0u);
+  EXPECT_EQ(no_probe.sender.verdicts_refuted, 1u);
   // The original's ACK measured the whole 1.2 ms queue; without it only the copy's ~0.7 ms
   // sample (sent at the timeout) reached srtt.
   EXPECT_GT(with.sender.rtt_samples, without.sender.rtt_samples);
